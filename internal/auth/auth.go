@@ -1,0 +1,74 @@
+// Package auth defines who a caller is (Principal), how providers recognize
+// callers (Provider), and what they may do (Authorize). Providers are Caddy
+// modules in the proofgate.auth.providers namespace, tried in configured order.
+package auth
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+)
+
+// Principal is an authenticated caller.
+type Principal struct {
+	// Subject identifies the caller in logs (never a secret): a key's
+	// label or digest prefix, a JWT "sub", a Caddy user id.
+	Subject string
+	// AllOrgs grants every org (an API key bound to "*").
+	AllOrgs bool
+	// Orgs maps each org the caller belongs to onto its roles there. A nil
+	// role list means the credential is bound to the org as a whole (an API
+	// key) and holds every role.
+	Orgs map[string][]string
+}
+
+// Provider recognizes and checks one kind of credential.
+type Provider interface {
+	// Authenticate returns:
+	//   - (principal, nil) when the request carries a credential of this
+	//     provider's kind and it is valid;
+	//   - (nil, ErrNoCredential) when the request carries no credential this
+	//     provider understands, so the next provider is tried;
+	//   - (nil, err) for a credential of this kind that is invalid: the
+	//     request is refused with 401, never passed to a weaker provider.
+	Authenticate(r *http.Request) (*Principal, error)
+}
+
+// Challenger is optionally implemented by providers to name the
+// WWW-Authenticate challenge sent with a 401 caused by err (err is nil when
+// no provider recognized a credential).
+type Challenger interface {
+	Challenge(err error) string
+}
+
+// ErrNoCredential means a provider found no credential of its kind.
+var ErrNoCredential = errors.New("no credential")
+
+// DefaultAllowedRoles are the org roles that may use the API when none are
+// configured: CREDEBL's verifier-side roles.
+var DefaultAllowedRoles = []string{"owner", "admin", "verifier"}
+
+// Authorize reports whether p may act for orgID: the caller must belong to
+// the org with at least one allowed role (credentials bound to the org as a
+// whole always may).
+func (p *Principal) Authorize(orgID string, allowedRoles []string) bool {
+	if p == nil {
+		return false
+	}
+	if p.AllOrgs {
+		return true
+	}
+	roles, member := p.Orgs[orgID]
+	if !member {
+		return false
+	}
+	if roles == nil {
+		return true
+	}
+	for _, r := range roles {
+		if slices.Contains(allowedRoles, r) {
+			return true
+		}
+	}
+	return false
+}

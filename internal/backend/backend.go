@@ -1,0 +1,153 @@
+// Package backend defines the seam between the HTTP handlers and whatever
+// serves proof requests: the embedded local verifier or an upstream agent.
+// Backends never write HTTP; they return typed errors (errors.go) that the
+// handlers map to statuses.
+package backend
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Backend serves the two operations for the orgs routed to it.
+type Backend interface {
+	// SendOutOfBandRequest creates one proof record and its out-of-band
+	// invitation for org. It must leave nothing behind when it fails.
+	SendOutOfBandRequest(ctx context.Context, org Org, req OOBRequest) (OOBResult, error)
+
+	// AcceptPresentation accepts the presentation received for the record
+	// (the verifier acks it) and returns the updated record.
+	AcceptPresentation(ctx context.Context, org Org, proofRecordID string) (ProofRecord, error)
+
+	// RecordOrg tells which org owns a proof record, for authorizing
+	// AcceptPresentation. It returns ErrNotFound for an unknown record.
+	RecordOrg(ctx context.Context, proofRecordID string) (orgID string, err error)
+}
+
+// Org is the organization a request acts for, with the tenant it maps to on
+// a multi-tenant agent (empty for dedicated agents and the local backend).
+type Org struct {
+	ID     string
+	Tenant string
+}
+
+// RequestType is the requestType query parameter of 4.1.
+type RequestType string
+
+// The two request types of 4.1.
+const (
+	RequestIndy                 RequestType = "indy"
+	RequestPresentationExchange RequestType = "presentationExchange"
+)
+
+// Protocol versions of present-proof, as the interface spells them.
+const (
+	ProtocolV1 = "v1" // present-proof 1.0 (RFC 0037), indy only
+	ProtocolV2 = "v2" // present-proof 2.0 (RFC 0454)
+)
+
+// OOBRequest is a validated, normalized 4.1 request: never the raw JSON.
+type OOBRequest struct {
+	RequestType     RequestType
+	ProtocolVersion string // ProtocolV1 or ProtocolV2, never empty
+	IsShortenURL    bool
+	ReuseConnection bool // defaults to true when the caller omits it
+
+	// Indy is set exactly when RequestType is RequestIndy.
+	Indy *IndyProofRequest
+
+	// PresentationDefinition is set exactly when RequestType is
+	// RequestPresentationExchange: one DIF presentation definition object
+	// (whatever spelling the caller used), always with an "id".
+	PresentationDefinition json.RawMessage
+	// PresentationDefinitionID is the "id" inside PresentationDefinition.
+	PresentationDefinitionID string
+
+	Emails          []string // bare addresses, unique case-insensitively
+	AutoAcceptProof string   // "", "always", "contentApproved" or "never"
+	GoalCode        string
+	Comment         string
+	Label           string
+	ParentThreadID  string
+}
+
+// IndyProofRequest is proofFormats.indy: an AnonCreds proof request without
+// its nonce (the backend adds a fresh one).
+type IndyProofRequest struct {
+	Name                string                   `json:"name"`
+	Version             string                   `json:"version"`
+	RequestedAttributes map[string]IndyAttribute `json:"requested_attributes"`
+	RequestedPredicates map[string]IndyPredicate `json:"requested_predicates"`
+	NonRevoked          *NonRevoked              `json:"non_revoked,omitempty"`
+}
+
+// IndyAttribute is one entry of requested_attributes: exactly one of Name
+// and Names is set.
+type IndyAttribute struct {
+	Name         string              `json:"name,omitempty"`
+	Names        []string            `json:"names,omitempty"`
+	Restrictions []map[string]string `json:"restrictions,omitempty"`
+	NonRevoked   *NonRevoked         `json:"non_revoked,omitempty"`
+}
+
+// IndyPredicate is one entry of requested_predicates.
+type IndyPredicate struct {
+	Name         string              `json:"name"`
+	PType        string              `json:"p_type"`
+	PValue       int32               `json:"p_value"`
+	Restrictions []map[string]string `json:"restrictions,omitempty"`
+	NonRevoked   *NonRevoked         `json:"non_revoked,omitempty"`
+}
+
+// NonRevoked is an AnonCreds non-revocation interval in epoch seconds.
+type NonRevoked struct {
+	From *int64 `json:"from,omitempty"`
+	To   *int64 `json:"to,omitempty"`
+}
+
+// OOBResult is what a backend created for one OOBRequest.
+type OOBResult struct {
+	ProofRecord ProofRecord
+	// Invitation is the RFC 0434 out-of-band invitation message.
+	Invitation json.RawMessage
+	// OutOfBandID is the invitation's "@id".
+	OutOfBandID string
+	// InvitationURL is the long form, <endpoint>?oob=<base64url(invitation)>.
+	InvitationURL string
+}
+
+// ProofRecord is Credo's ProofExchangeRecord JSON: the interface's six
+// fields (metadata, id, createdAt, connectionId, threadId, protocolVersion)
+// plus the state and bookkeeping that existing clients already parse.
+type ProofRecord struct {
+	Metadata        map[string]any `json:"metadata"`
+	ID              string         `json:"id"`
+	CreatedAt       string         `json:"createdAt"`
+	UpdatedAt       string         `json:"updatedAt,omitempty"`
+	ConnectionID    string         `json:"connectionId,omitempty"`
+	ThreadID        string         `json:"threadId"`
+	ParentThreadID  string         `json:"parentThreadId,omitempty"`
+	ProtocolVersion string         `json:"protocolVersion"`
+	State           string         `json:"state"`
+	Role            string         `json:"role"`
+	IsVerified      *bool          `json:"isVerified,omitempty"`
+	ErrorMessage    string         `json:"errorMessage,omitempty"`
+	OrgID           string         `json:"orgId,omitempty"`
+	AutoAcceptProof string         `json:"autoAcceptProof,omitempty"`
+}
+
+// Proof record states (Credo's names, RFC 0454 verifier states).
+const (
+	StateRequestSent          = "request-sent"
+	StateProposalReceived     = "proposal-received"
+	StatePresentationReceived = "presentation-received"
+	StateDone                 = "done"
+	StateAbandoned            = "abandoned"
+)
+
+// RoleVerifier is the role of every record proofgate creates.
+const RoleVerifier = "verifier"
+
+// TimeFormat is how ProofRecord timestamps are written: ISO 8601 UTC with
+// milliseconds, as Credo writes them.
+const TimeFormat = "2006-01-02T15:04:05.000Z"

@@ -1,0 +1,37 @@
+package backend
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrNotFound means the proof record does not exist (HTTP 404).
+var ErrNotFound = errors.New("proof record not found")
+
+// ErrTimeout means the upstream agent did not answer in time (HTTP 504).
+var ErrTimeout = errors.New("upstream agent timed out")
+
+// ErrUnavailable means storage or the upstream agent cannot be reached
+// (HTTP 503).
+var ErrUnavailable = errors.New("backend unavailable")
+
+// ConflictError means the record is not in a state that allows the
+// operation (HTTP 409). State names the state it is in.
+type ConflictError struct {
+	State string
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("proof record is in state %q", e.State)
+}
+
+// UpstreamError means the upstream agent answered badly (HTTP 502). Status
+// is the agent's HTTP status; Message is safe to show to the client.
+type UpstreamError struct {
+	Status  int
+	Message string
+}
+
+func (e *UpstreamError) Error() string {
+	return fmt.Sprintf("upstream agent answered %d: %s", e.Status, e.Message)
+}

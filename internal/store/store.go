@@ -1,0 +1,124 @@
+// Package store keeps proofgate's JSON documents in Caddy storage (a
+// certmagic.Storage: file_system by default, or whatever storage module the
+// operators share across a cluster), under the "proofgate/" prefix so they
+// never mix with TLS material.
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/caddyserver/certmagic"
+)
+
+// Prefix is the storage key prefix of everything proofgate stores.
+const Prefix = "proofgate"
+
+// ErrNotFound means no document is stored under the key.
+var ErrNotFound = errors.New("not found")
+
+// Store reads and writes JSON documents under Prefix/<namespace>/.
+type Store struct {
+	storage certmagic.Storage
+	base    string
+}
+
+// New returns a Store for keys under proofgate/<namespace>/ in storage.
+func New(storage certmagic.Storage, namespace string) *Store {
+	return &Store{storage: storage, base: path.Join(Prefix, namespace)}
+}
+
+// Key returns the full storage key of name. Names must be single path
+// segments; callers pass identifiers they generated or validated.
+func (s *Store) Key(name string) string {
+	return s.base + "/" + name + ".json"
+}
+
+// Put stores v as JSON under name, replacing any earlier document. It is
+// one durable write.
+func (s *Store) Put(ctx context.Context, name string, v any) error {
+	if !validName(name) {
+		return fmt.Errorf("store: invalid key %q", name)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("store: encoding %s: %w", name, err)
+	}
+	if err := s.storage.Store(ctx, s.Key(name), b); err != nil {
+		return fmt.Errorf("store: writing %s: %w", name, err)
+	}
+	return nil
+}
+
+// Get loads the document stored under name into v. It returns ErrNotFound
+// when there is none.
+func (s *Store) Get(ctx context.Context, name string, v any) error {
+	if !validName(name) {
+		return ErrNotFound
+	}
+	b, err := s.storage.Load(ctx, s.Key(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("store: reading %s: %w", name, err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("store: decoding %s: %w", name, err)
+	}
+	return nil
+}
+
+// Delete removes the document stored under name; a missing one is not an
+// error (some storage modules report fs.ErrNotExist anyway).
+func (s *Store) Delete(ctx context.Context, name string) error {
+	if !validName(name) {
+		return nil
+	}
+	err := s.storage.Delete(ctx, s.Key(name))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("store: deleting %s: %w", name, err)
+	}
+	return nil
+}
+
+// List returns the names of the documents stored directly in this store.
+func (s *Store) List(ctx context.Context) ([]string, error) {
+	keys, err := s.storage.List(ctx, s.base, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: listing %s: %w", s.base, err)
+	}
+	names := make([]string, 0, len(keys))
+	for _, k := range keys {
+		name, ok := strings.CutSuffix(path.Base(k), ".json")
+		if ok {
+			names = append(names, name)
+		}
+	}
+	return names, nil
+}
+
+// Storage returns the underlying Caddy storage (for locking).
+func (s *Store) Storage() certmagic.Storage { return s.storage }
+
+func validName(name string) bool {
+	if name == "" || len(name) > 200 {
+		return false
+	}
+	for _, c := range name {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_', c == '.':
+		default:
+			return false
+		}
+	}
+	return name != "." && name != ".."
+}
