@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strings"
 )
 
 // Principal is an authenticated caller.
@@ -71,4 +72,15 @@ func (p *Principal) Authorize(orgID string, allowedRoles []string) bool {
 		}
 	}
 	return false
+}
+
+// BearerToken returns the token of an "Authorization: Bearer <token>"
+// header (scheme case-insensitive, as RFC 6750 allows).
+func BearerToken(r *http.Request) (string, bool) {
+	h := r.Header.Get("Authorization")
+	if len(h) < 7 || !strings.EqualFold(h[:7], "bearer ") {
+		return "", false
+	}
+	token := strings.TrimSpace(h[7:])
+	return token, token != ""
 }

@@ -151,3 +151,10 @@ const RoleVerifier = "verifier"
 // TimeFormat is how ProofRecord timestamps are written: ISO 8601 UTC with
 // milliseconds, as Credo writes them.
 const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+// Discarder is implemented by backends that can remove a record they just
+// created, so that a request which fails after the backend's part (for
+// example while storing its short URL) leaves nothing behind.
+type Discarder interface {
+	DiscardRecord(ctx context.Context, org Org, proofRecordID string) error
+}

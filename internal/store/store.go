@@ -1,7 +1,8 @@
 // Package store keeps proofgate's JSON documents in Caddy storage (a
 // certmagic.Storage: file_system by default, or whatever storage module the
 // operators share across a cluster), under the "proofgate/" prefix so they
-// never mix with TLS material.
+// never mix with TLS material. I/O failures wrap backend.ErrUnavailable
+// (HTTP 503); undecodable documents do not (they are a bug: 500).
 package store
 
 import (
@@ -14,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/caddyserver/certmagic"
+
+	"github.com/proofgate/proofgate/internal/backend"
 )
 
 // Prefix is the storage key prefix of everything proofgate stores.
@@ -50,7 +53,7 @@ func (s *Store) Put(ctx context.Context, name string, v any) error {
 		return fmt.Errorf("store: encoding %s: %w", name, err)
 	}
 	if err := s.storage.Store(ctx, s.Key(name), b); err != nil {
-		return fmt.Errorf("store: writing %s: %w", name, err)
+		return fmt.Errorf("store: writing %s: %w: %w", name, backend.ErrUnavailable, err)
 	}
 	return nil
 }
@@ -66,7 +69,7 @@ func (s *Store) Get(ctx context.Context, name string, v any) error {
 		return ErrNotFound
 	}
 	if err != nil {
-		return fmt.Errorf("store: reading %s: %w", name, err)
+		return fmt.Errorf("store: reading %s: %w: %w", name, backend.ErrUnavailable, err)
 	}
 	if err := json.Unmarshal(b, v); err != nil {
 		return fmt.Errorf("store: decoding %s: %w", name, err)
@@ -82,7 +85,7 @@ func (s *Store) Delete(ctx context.Context, name string) error {
 	}
 	err := s.storage.Delete(ctx, s.Key(name))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("store: deleting %s: %w", name, err)
+		return fmt.Errorf("store: deleting %s: %w: %w", name, backend.ErrUnavailable, err)
 	}
 	return nil
 }
@@ -94,7 +97,7 @@ func (s *Store) List(ctx context.Context) ([]string, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("store: listing %s: %w", s.base, err)
+		return nil, fmt.Errorf("store: listing %s: %w: %w", s.base, backend.ErrUnavailable, err)
 	}
 	names := make([]string, 0, len(keys))
 	for _, k := range keys {

@@ -1,0 +1,37 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"go.uber.org/zap"
+
+	"github.com/proofgate/proofgate/internal/backend"
+)
+
+// writeBackendError maps a backend's typed error onto its HTTP status.
+// Anything untyped is an internal error: logged, never shown.
+func writeBackendError(w http.ResponseWriter, logger *zap.Logger, recordID string, err error) {
+	var conflict *backend.ConflictError
+	var upstream *backend.UpstreamError
+	switch {
+	case errors.Is(err, backend.ErrNotFound):
+		writeError(w, http.StatusNotFound, fmt.Sprintf("proof record %s not found", recordID))
+	case errors.As(err, &conflict):
+		writeError(w, http.StatusConflict, fmt.Sprintf(
+			"proof record is in state %q; a presentation can be accepted only in state %q",
+			conflict.State, backend.StatePresentationReceived))
+	case errors.As(err, &upstream):
+		logger.Warn("upstream agent answered badly", zap.Int("status", upstream.Status), zap.String("message", upstream.Message))
+		writeError(w, http.StatusBadGateway, upstream.Message)
+	case errors.Is(err, backend.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		writeError(w, http.StatusGatewayTimeout, "the agent did not answer in time")
+	case errors.Is(err, backend.ErrUnavailable):
+		logger.Warn("backend unavailable", zap.Error(err))
+		writeError(w, http.StatusServiceUnavailable, "the verifier is unavailable; try again later")
+	default:
+		WriteInternalError(w, logger, err.Error())
+	}
+}

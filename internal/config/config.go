@@ -1,0 +1,83 @@
+// Package config holds the JSON configuration of the proofgate handler. It
+// lives apart from the module so that the Caddyfile parser (package
+// caddyfile) can fill it without importing the module itself.
+package config
+
+import (
+	"encoding/json"
+
+	"github.com/caddyserver/caddy/v2"
+)
+
+// Config is the proofgate handler's configuration.
+type Config struct {
+	// Backends serve the proof requests, by name. Each is a module in the
+	// proofgate.backends namespace: "local" (the embedded verifier), "credo"
+	// (credo-controller) or "acapy" (ACA-Py's admin API), named by its
+	// "type" key. At least one is required.
+	BackendsRaw map[string]json.RawMessage `json:"backends,omitempty" caddy:"namespace=proofgate.backends inline_key=type"`
+
+	// Orgs routes org ids to a named backend (and, on multi-tenant agents,
+	// a tenant). Orgs not listed go to DefaultBackend.
+	Orgs map[string]OrgRoute `json:"orgs,omitempty"`
+
+	// DefaultBackend is the backend of orgs not listed in Orgs. When only
+	// one backend is configured it is the default; with several and no
+	// default, unlisted orgs are answered 404.
+	DefaultBackend string `json:"default_backend,omitempty"`
+
+	// Auth configures authentication; it is mandatory (there is no
+	// anonymous mode).
+	Auth *Auth `json:"auth,omitempty"`
+
+	// PublicURL is the externally reachable base URL under which the
+	// gateway serves short invitation URLs (<public_url>/url/<id>).
+	// Defaults to the public_url of the local backend, if there is one.
+	PublicURL string `json:"public_url,omitempty"`
+
+	// ShortURLTTL is how long a short invitation URL stays valid.
+	// Default: 7 days.
+	ShortURLTTL caddy.Duration `json:"short_url_ttl,omitempty"`
+
+	// MaxBodySize caps request bodies, in bytes; larger ones get 413.
+	// Default: 1 MiB.
+	MaxBodySize int64 `json:"max_body_size,omitempty"`
+
+	// UnknownFields says what to do with request fields the interface does
+	// not define: "reject" (default, 400 naming the field) or "ignore".
+	UnknownFields string `json:"unknown_fields,omitempty"`
+
+	// InputDescriptors sets how strictly presentation definitions are
+	// checked: "dif" (default: valid DIF Presentation Exchange, v1 or v2)
+	// or "strict" (additionally every field the interface lists: id, name,
+	// purpose, schema, constraints.fields[].path).
+	InputDescriptors string `json:"input_descriptors,omitempty"`
+
+	// MaxRecipients caps the emailId list of one request. Default: 10.
+	MaxRecipients int `json:"max_recipients,omitempty"`
+}
+
+// OrgRoute names the backend (and tenant) serving one org.
+type OrgRoute struct {
+	// Backend is the name of a configured backend.
+	Backend string `json:"backend"`
+
+	// Tenant is the org's tenant (credo-controller) or wallet id (ACA-Py)
+	// on a multi-tenant agent.
+	Tenant string `json:"tenant,omitempty"`
+}
+
+// Auth configures authentication and org-scoped authorization.
+type Auth struct {
+	// ProvidersRaw are the authentication providers, tried in order: the
+	// first that recognizes the request's credential decides, and a
+	// recognized but invalid credential is refused (401), never passed on
+	// to the next provider. Modules in the proofgate.auth.providers
+	// namespace: "api_key", "jwt", "caddy".
+	ProvidersRaw []json.RawMessage `json:"providers,omitempty" caddy:"namespace=proofgate.auth.providers inline_key=provider"`
+
+	// AllowedRoles are the org roles that may use the API. Default:
+	// owner, admin, verifier. Credentials bound to an org as a whole (API
+	// keys) hold every role.
+	AllowedRoles []string `json:"allowed_roles,omitempty"`
+}
