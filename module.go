@@ -1,0 +1,246 @@
+// Package proofgate is a Caddy v2 HTTP handler that serves a verification API
+// (out-of-band proof requests and presentation acceptance) in front of
+// credential-verification agents, or on its own embedded verifier.
+package proofgate
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	pgcaddyfile "github.com/proofgate/proofgate/caddyfile"
+	"github.com/proofgate/proofgate/handlers"
+	"github.com/proofgate/proofgate/internal/auth"
+	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/config"
+	"github.com/proofgate/proofgate/internal/shorturl"
+	"github.com/proofgate/proofgate/internal/store"
+	"github.com/proofgate/proofgate/internal/validate"
+
+	// The built-in providers and backends register themselves.
+	_ "github.com/proofgate/proofgate/internal/auth/apikey"
+)
+
+func init() {
+	caddy.RegisterModule(Handler{})
+	httpcaddyfile.RegisterHandlerDirective("proofgate", parseCaddyfile)
+	// Before respond, so that a site's respond or reverse_proxy (which
+	// comes later in Caddy's order) handles only what proofgate passes on.
+	httpcaddyfile.RegisterDirectiveOrder("proofgate", httpcaddyfile.Before, "respond")
+}
+
+// Defaults of the options that have one.
+const (
+	DefaultMaxBodySize   = 1 << 20
+	DefaultShortURLTTL   = 7 * 24 * time.Hour
+	DefaultMaxRecipients = 10
+)
+
+// Handler serves the verification API: POST /orgs/{orgId}/proofs/oob and
+// POST /proofs/{proofRecordId}/accept-presentation, plus the short
+// invitation URLs it hands out. Every other request goes to the next
+// handler untouched.
+type Handler struct {
+	config.Config
+
+	gw          *handlers.Gateway
+	shortPrefix string // URL path prefix of short URLs, "" when disabled
+	logger      *zap.Logger
+}
+
+// CaddyModule returns the Caddy module information.
+func (Handler) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.handlers.proofgate",
+		New: func() caddy.Module { return new(Handler) },
+	}
+}
+
+// Provision loads the backends and auth providers and builds the gateway.
+func (h *Handler) Provision(ctx caddy.Context) error {
+	h.logger = ctx.Logger()
+	if h.MaxBodySize == 0 {
+		h.MaxBodySize = DefaultMaxBodySize
+	}
+	if h.ShortURLTTL == 0 {
+		h.ShortURLTTL = caddy.Duration(DefaultShortURLTTL)
+	}
+	if h.MaxRecipients == 0 {
+		h.MaxRecipients = DefaultMaxRecipients
+	}
+
+	r := &router{byName: map[string]backend.Backend{}, orgs: h.Orgs, defaultName: h.DefaultBackend}
+	if h.BackendsRaw != nil {
+		mods, err := ctx.LoadModule(h, "BackendsRaw")
+		if err != nil {
+			return fmt.Errorf("loading backends: %v", err)
+		}
+		for name, m := range mods.(map[string]any) {
+			b, ok := m.(backend.Backend)
+			if !ok {
+				return fmt.Errorf("backend %s: module %T is not a proofgate backend", name, m)
+			}
+			r.byName[name] = b
+		}
+	}
+	if r.defaultName == "" && len(r.byName) == 1 {
+		for name := range r.byName {
+			r.defaultName = name
+		}
+	}
+	r.index()
+
+	var chain auth.Chain
+	allowed := auth.DefaultAllowedRoles
+	if h.Auth != nil {
+		if len(h.Auth.AllowedRoles) > 0 {
+			allowed = h.Auth.AllowedRoles
+		}
+		if h.Auth.ProvidersRaw != nil {
+			mods, err := ctx.LoadModule(h.Auth, "ProvidersRaw")
+			if err != nil {
+				return fmt.Errorf("loading auth providers: %v", err)
+			}
+			for i, m := range mods.([]any) {
+				p, ok := m.(auth.Provider)
+				if !ok {
+					return fmt.Errorf("auth provider %d: module %T is not a proofgate auth provider", i, m)
+				}
+				chain = append(chain, p)
+			}
+		}
+	}
+
+	v, err := validate.New(validate.Options{
+		UnknownFields:    h.UnknownFields,
+		InputDescriptors: h.InputDescriptors,
+		MaxRecipients:    h.MaxRecipients,
+	})
+	if err != nil {
+		return err
+	}
+
+	h.gw = &handlers.Gateway{
+		Logger:       h.logger,
+		Auth:         chain,
+		AllowedRoles: allowed,
+		Validator:    v,
+		Backends:     r,
+		MaxBodySize:  h.MaxBodySize,
+	}
+
+	publicURL := h.PublicURL
+	if publicURL == "" {
+		for _, b := range r.all {
+			if p, ok := b.(interface{ PublicURL() string }); ok && p.PublicURL() != "" {
+				publicURL = p.PublicURL()
+				break
+			}
+		}
+	}
+	if publicURL != "" {
+		u, err := url.Parse(publicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("public_url: %q is not an absolute http(s) URL", publicURL)
+		}
+		base := strings.TrimSuffix(u.Scheme+"://"+u.Host+u.Path, "/")
+		h.gw.ShortURLBase = base + "/url/"
+		h.shortPrefix = strings.TrimSuffix(u.Path, "/") + "/url/"
+		h.gw.ShortURLs = shorturl.New(store.New(ctx.Storage(), "shorturls"), time.Duration(h.ShortURLTTL))
+	}
+	return nil
+}
+
+// Validate checks the configuration as a whole.
+func (h *Handler) Validate() error {
+	if h.Auth == nil || len(h.gw.Auth) == 0 {
+		return fmt.Errorf("proofgate: an auth block with at least one provider (api_key, jwt or caddy) is required; there is no anonymous mode")
+	}
+	r := h.gw.Backends.(*router)
+	if len(r.byName) == 0 {
+		return fmt.Errorf("proofgate: configure at least one backend, e.g. backend local local { public_url https://verifier.example.com }")
+	}
+	if h.DefaultBackend != "" {
+		if _, ok := r.byName[h.DefaultBackend]; !ok {
+			return fmt.Errorf("proofgate: default_backend %q is not a configured backend", h.DefaultBackend)
+		}
+	}
+	for org, route := range h.Orgs {
+		if _, ok := r.byName[route.Backend]; !ok {
+			return fmt.Errorf("proofgate: org %s: backend %q is not configured", org, route.Backend)
+		}
+	}
+	if h.MaxBodySize < 0 {
+		return fmt.Errorf("proofgate: max_body_size must be positive")
+	}
+	if h.MaxRecipients < 0 {
+		return fmt.Errorf("proofgate: max_recipients must be positive")
+	}
+	if h.ShortURLTTL < 0 {
+		return fmt.Errorf("proofgate: short_url_ttl must be positive")
+	}
+	return nil
+}
+
+// ServeHTTP serves proofgate's routes and passes everything else on.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	route, param := h.match(r.URL.Path)
+	if route == routeNone {
+		return next.ServeHTTP(w, r)
+	}
+	defer func() {
+		// A bug must cost one request a 500, never the connection.
+		if rec := recover(); rec != nil {
+			handlers.WriteInternalError(w, h.logger, fmt.Sprintf("panic: %v", rec))
+		}
+	}()
+	switch route {
+	case routeOOB:
+		if r.Method != http.MethodPost {
+			handlers.WriteMethodNotAllowed(w, http.MethodPost)
+			return nil
+		}
+		h.gw.SendOutOfBandRequest(w, r, param)
+	case routeAccept:
+		if r.Method != http.MethodPost {
+			handlers.WriteMethodNotAllowed(w, http.MethodPost)
+			return nil
+		}
+		h.gw.AcceptPresentation(w, r, param)
+	case routeShortURL:
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			handlers.WriteMethodNotAllowed(w, "GET, HEAD")
+			return nil
+		}
+		h.gw.ResolveShortURL(w, r, param)
+	}
+	return nil
+}
+
+// UnmarshalCaddyfile sets up the handler from Caddyfile tokens; see package
+// caddyfile for the syntax.
+func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	return pgcaddyfile.Parse(d, &h.Config)
+}
+
+func parseCaddyfile(helper httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
+	h := new(Handler)
+	err := h.UnmarshalCaddyfile(helper.Dispenser)
+	return h, err
+}
+
+// Interface guards.
+var (
+	_ caddy.Provisioner           = (*Handler)(nil)
+	_ caddy.Validator             = (*Handler)(nil)
+	_ caddyhttp.MiddlewareHandler = (*Handler)(nil)
+	_ caddyfile.Unmarshaler       = (*Handler)(nil)
+)

@@ -1,0 +1,40 @@
+package proofgate
+
+import "strings"
+
+type route int
+
+const (
+	routeNone route = iota
+	routeOOB
+	routeAccept
+	routeShortURL
+)
+
+// match recognizes proofgate's paths without allocating: the two operations
+// and, when enabled, the short invitation URLs. It returns the path
+// parameter (org id, record id, short id), which is one non-empty segment.
+func (h *Handler) match(path string) (route, string) {
+	if rest, ok := strings.CutPrefix(path, "/orgs/"); ok {
+		if org, ok := strings.CutSuffix(rest, "/proofs/oob"); ok && segment(org) {
+			return routeOOB, org
+		}
+		return routeNone, ""
+	}
+	if rest, ok := strings.CutPrefix(path, "/proofs/"); ok {
+		if id, ok := strings.CutSuffix(rest, "/accept-presentation"); ok && segment(id) {
+			return routeAccept, id
+		}
+		return routeNone, ""
+	}
+	if h.shortPrefix != "" {
+		if id, ok := strings.CutPrefix(path, h.shortPrefix); ok && segment(id) {
+			return routeShortURL, id
+		}
+	}
+	return routeNone, ""
+}
+
+func segment(s string) bool {
+	return s != "" && !strings.Contains(s, "/")
+}
