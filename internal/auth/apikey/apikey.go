@@ -168,7 +168,7 @@ func (p *Provider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		i++
 		switch opt {
 		case "org":
-			for i < len(args) && args[i] != "label" {
+			for i < len(args) && args[i] != "label" && args[i] != "org" {
 				k.Orgs = append(k.Orgs, args[i])
 				i++
 			}
