@@ -1,0 +1,73 @@
+package proofs
+
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+
+	"github.com/google/uuid"
+)
+
+// Every identifier a wallet can send back to us is derived from the record
+// id and back, so a message on a thread finds its record with one read and
+// a create needs no index documents (DESIGN §4: one durable write).
+//
+// The masks have zero bits where a v4 UUID keeps its version nibble (byte
+// 6, high half) and variant bits (byte 8, top two), so XOR-ing a v4 UUID
+// with them gives another v4 UUID, and XOR-ing again gives the original.
+// They are not secrets: knowing a record id grants nothing (accepting
+// needs an authorized caller of the owning org).
+var (
+	threadMask     = uuid.UUID{0x5a, 0x3c, 0x96, 0xe1, 0x0f, 0x7d, 0x0b, 0x42, 0x29, 0xc4, 0x6e, 0x18, 0xa7, 0x53, 0xf0, 0x8d}
+	invitationMask = uuid.UUID{0xc3, 0x71, 0x1e, 0x8a, 0x64, 0xd2, 0x05, 0xb9, 0x17, 0x8e, 0x3a, 0xf6, 0x40, 0x9c, 0x2d, 0x71}
+)
+
+func xor(a, b uuid.UUID) uuid.UUID {
+	var r uuid.UUID
+	for i := range r {
+		r[i] = a[i] ^ b[i]
+	}
+	return r
+}
+
+// ParseID parses a record, thread or invitation id: a v4 UUID in any case;
+// ok is false for anything else. The canonical (lower-case) form is what
+// storage keys use.
+func ParseID(s string) (uuid.UUID, bool) {
+	if len(s) != 36 {
+		return uuid.UUID{}, false
+	}
+	u, err := uuid.Parse(s)
+	if err != nil || u.Version() != 4 || u.Variant() != uuid.RFC4122 {
+		return uuid.UUID{}, false
+	}
+	return u, true
+}
+
+// ThreadID returns the ~thread.thid of the record's request-presentation
+// (Credo's record "threadId").
+func ThreadID(recordID uuid.UUID) uuid.UUID { return xor(recordID, threadMask) }
+
+// RecordIDForThread is the inverse of ThreadID.
+func RecordIDForThread(threadID uuid.UUID) uuid.UUID { return xor(threadID, threadMask) }
+
+// InvitationID returns the @id of the record's out-of-band invitation, which
+// wallets echo as ~thread.pthid (RFC 0434) and in problem reports.
+func InvitationID(recordID uuid.UUID) uuid.UUID { return xor(recordID, invitationMask) }
+
+// RecordIDForInvitation is the inverse of InvitationID.
+func RecordIDForInvitation(invitationID uuid.UUID) uuid.UUID {
+	return xor(invitationID, invitationMask)
+}
+
+// RecordIDForKey returns the record id of a record that has its own fresh
+// key (reuseConnection false): a v4 UUID hashed from the public key. An
+// inbound envelope names only its recipient key until it is decrypted, so
+// the key alone must lead to the record that holds the private key.
+func RecordIDForKey(pub ed25519.PublicKey) uuid.UUID {
+	h := sha256.Sum256(append([]byte("proofgate record id for key\x00"), pub...))
+	var u uuid.UUID
+	copy(u[:], h[:16])
+	u[6] = u[6]&0x0f | 0x40 // version 4
+	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
+	return u
+}

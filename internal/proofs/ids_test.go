@@ -1,0 +1,83 @@
+package proofs
+
+import (
+	"crypto/ed25519"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+)
+
+func TestDerivedIDs(t *testing.T) {
+	for i := 0; i < 1000; i++ {
+		rid := uuid.New()
+		for _, d := range []struct {
+			name    string
+			fwd     uuid.UUID
+			inverse func(uuid.UUID) uuid.UUID
+		}{
+			{"thread", ThreadID(rid), RecordIDForThread},
+			{"invitation", InvitationID(rid), RecordIDForInvitation},
+		} {
+			if d.fwd == rid {
+				t.Fatalf("%s id equals the record id", d.name)
+			}
+			if d.fwd.Version() != 4 || d.fwd.Variant() != uuid.RFC4122 {
+				t.Fatalf("%s id %s is not a v4 UUID", d.name, d.fwd)
+			}
+			if _, ok := ParseID(d.fwd.String()); !ok {
+				t.Fatalf("%s id %s does not parse", d.name, d.fwd)
+			}
+			if back := d.inverse(d.fwd); back != rid {
+				t.Fatalf("%s: inverse %s, want %s", d.name, back, rid)
+			}
+		}
+		if ThreadID(rid) == InvitationID(rid) {
+			t.Fatal("thread and invitation ids collide")
+		}
+	}
+}
+
+func TestRecordIDForKey(t *testing.T) {
+	pub, _, _ := ed25519.GenerateKey(nil)
+	a, b := RecordIDForKey(pub), RecordIDForKey(pub)
+	if a != b || a.Version() != 4 || a.Variant() != uuid.RFC4122 {
+		t.Fatalf("RecordIDForKey = %s, %s", a, b)
+	}
+	other, _, _ := ed25519.GenerateKey(nil)
+	if RecordIDForKey(other) == a {
+		t.Fatal("two keys map to one record id")
+	}
+}
+
+func TestParseID(t *testing.T) {
+	v4 := uuid.New().String()
+	tests := []struct {
+		in string
+		ok bool
+	}{
+		{v4, true},
+		{"6BA7B810-9DAD-41D1-80B4-00C04FD430C8", true}, // upper case v4
+		{"6ba7b810-9dad-11d1-80b4-00c04fd430c8", false}, // v1
+		{"urn:uuid:" + v4, false},
+		{"{" + v4 + "}", false},
+		{v4[:35], false},
+		{"../../../../etc/passwd-0000000000000", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		u, ok := ParseID(tt.in)
+		if ok != tt.ok {
+			t.Errorf("ParseID(%q) ok = %v, want %v", tt.in, ok, tt.ok)
+		}
+		if ok && u.String() != strings.ToLower(tt.in) {
+			t.Errorf("ParseID(%q) = %s, not the canonical form", tt.in, u)
+		}
+	}
+	if rid, ok := RecordIDForThreadID(ThreadID(uuid.MustParse(v4)).String()); !ok || rid != v4 {
+		t.Fatalf("RecordIDForThreadID = %s, %v", rid, ok)
+	}
+	if _, ok := RecordIDForThreadID("not-a-thread"); ok {
+		t.Fatal("RecordIDForThreadID accepted junk")
+	}
+}

@@ -1,0 +1,408 @@
+// Package proofs is the embedded verifier of the local backend (DESIGN §4):
+// proof records in Caddy storage, their state machine, and the
+// present-proof request-presentation and RFC 0434 invitation that carry a
+// request to a wallet.
+package proofs
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/caddyserver/certmagic"
+	"github.com/google/uuid"
+
+	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/didkey"
+	"github.com/proofgate/proofgate/internal/store"
+)
+
+// Config configures a Service.
+type Config struct {
+	// PublicURL is the base of the ?oob= invitation URL.
+	PublicURL string
+	// Endpoint is the DIDComm endpoint advertised to wallets.
+	Endpoint string
+	// Label is the invitation label when a request has none.
+	Label string
+	// ClusterLocks also takes a storage lock around every record
+	// transition, for instances sharing one storage; the in-process lock
+	// alone only serializes one instance.
+	ClusterLocks bool
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// Service creates and advances proof records.
+type Service struct {
+	cfg     Config
+	storage certmagic.Storage
+	records *store.Store
+	keys    *keyring
+	locks   keyedMutex
+	domain  string
+}
+
+// New returns a Service keeping records under proofgate/records/ and org
+// keys under proofgate/keys/ in storage.
+func New(storage certmagic.Storage, cfg Config) (*Service, error) {
+	if storage == nil {
+		return nil, errors.New("proofs: no storage")
+	}
+	u, err := url.Parse(cfg.PublicURL)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("proofs: public URL %q is not an absolute URL", cfg.PublicURL)
+	}
+	if cfg.Endpoint == "" {
+		return nil, errors.New("proofs: no DIDComm endpoint")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Service{
+		cfg:     cfg,
+		storage: storage,
+		records: store.New(storage, "records"),
+		keys:    newKeyring(store.New(storage, "keys"), cfg.Now),
+		domain:  u.Host,
+	}, nil
+}
+
+func unavailable(err error) error {
+	return fmt.Errorf("%w: %w", backend.ErrUnavailable, err)
+}
+
+// Create makes one proof record in state request-sent with its
+// request-presentation and invitation. The record is the only document it
+// writes (an org's first request also creates the org key); when that
+// write fails nothing of the request remains.
+func (s *Service) Create(ctx context.Context, org backend.Org, req backend.OOBRequest) (backend.OOBResult, error) {
+	if org.ID == "" {
+		return backend.OOBResult{}, errors.New("proofs: no org")
+	}
+	var (
+		recordID uuid.UUID
+		priv     ed25519.PrivateKey
+		keyRef   KeyRef
+	)
+	if req.ReuseConnection {
+		ok, err := s.keys.forOrg(ctx, org.ID)
+		if err != nil {
+			return backend.OOBResult{}, err
+		}
+		if recordID, err = uuid.NewRandom(); err != nil {
+			return backend.OOBResult{}, err
+		}
+		priv = ok.Key
+		keyRef = KeyRef{Kind: KeyOrg, Verkey: didkey.Verkey(priv.Public().(ed25519.PublicKey))}
+	} else {
+		pub, p, err := didkey.Generate()
+		if err != nil {
+			return backend.OOBResult{}, err
+		}
+		priv = p
+		recordID = RecordIDForKey(pub)
+		keyRef = KeyRef{Kind: KeyRecord, Verkey: didkey.Verkey(pub), Seed: priv.Seed()}
+	}
+	pub := priv.Public().(ed25519.PublicKey)
+	threadID := ThreadID(recordID).String()
+	invitationID := InvitationID(recordID).String()
+
+	built, err := BuildRequest(req, RequestParams{
+		ThreadID:     threadID,
+		InvitationID: invitationID,
+		Service: ServiceDecorator{
+			RecipientKeys:   []string{keyRef.Verkey},
+			RoutingKeys:     []string{},
+			ServiceEndpoint: s.cfg.Endpoint,
+		},
+		Domain: s.domain,
+	})
+	if err != nil {
+		return backend.OOBResult{}, err
+	}
+	label := req.Label
+	if label == "" {
+		label = s.cfg.Label
+	}
+	invitation, err := BuildInvitation(InvitationParams{
+		ID:             invitationID,
+		Label:          label,
+		GoalCode:       req.GoalCode,
+		ParentThreadID: req.ParentThreadID,
+		Request:        built.Message,
+		RecipientKey:   didkey.Encode(pub),
+		Endpoint:       s.cfg.Endpoint,
+	})
+	if err != nil {
+		return backend.OOBResult{}, err
+	}
+	longURL, err := InvitationURL(s.cfg.PublicURL, invitation)
+	if err != nil {
+		return backend.OOBResult{}, err
+	}
+
+	now := s.cfg.Now().UTC().Format(backend.TimeFormat)
+	doc := Doc{
+		Format: DocFormat,
+		Record: backend.ProofRecord{
+			Metadata:        map[string]any{},
+			ID:              recordID.String(),
+			CreatedAt:       now,
+			UpdatedAt:       now,
+			ThreadID:        threadID,
+			ParentThreadID:  req.ParentThreadID,
+			ProtocolVersion: req.ProtocolVersion,
+			State:           backend.StateRequestSent,
+			Role:            backend.RoleVerifier,
+			OrgID:           org.ID,
+			AutoAcceptProof: req.AutoAcceptProof,
+		},
+		RequestType:   req.RequestType,
+		Request:       built.Message,
+		Nonce:         built.Nonce,
+		InvitationID:  invitationID,
+		Invitation:    invitation,
+		InvitationURL: longURL,
+		Key:           keyRef,
+	}
+	if req.RequestType == backend.RequestPresentationExchange {
+		doc.Domain = s.domain
+	}
+	if err := s.records.Put(ctx, doc.Record.ID, doc); err != nil {
+		// Some storage modules can fail after writing (a timeout on the
+		// reply); make sure no record of a failed request survives.
+		_ = s.records.Delete(context.WithoutCancel(ctx), doc.Record.ID)
+		return backend.OOBResult{}, unavailable(err)
+	}
+	return backend.OOBResult{
+		ProofRecord:   doc.Record,
+		Invitation:    invitation,
+		OutOfBandID:   invitationID,
+		InvitationURL: longURL,
+	}, nil
+}
+
+// Load returns the stored document of a record: backend.ErrNotFound for an
+// unknown or malformed id.
+func (s *Service) Load(ctx context.Context, recordID string) (*Doc, error) {
+	u, ok := ParseID(recordID)
+	if !ok {
+		return nil, backend.ErrNotFound
+	}
+	return s.load(ctx, u)
+}
+
+func (s *Service) load(ctx context.Context, id uuid.UUID) (*Doc, error) {
+	var doc Doc
+	if err := s.records.Get(ctx, id.String(), &doc); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, backend.ErrNotFound
+		}
+		return nil, unavailable(err)
+	}
+	if doc.Record.ID != id.String() {
+		return nil, fmt.Errorf("proofs: record %s holds record %q", id, doc.Record.ID)
+	}
+	return &doc, nil
+}
+
+// LoadRecord returns the ProofRecord of a record.
+func (s *Service) LoadRecord(ctx context.Context, recordID string) (backend.ProofRecord, error) {
+	doc, err := s.Load(ctx, recordID)
+	if err != nil {
+		return backend.ProofRecord{}, err
+	}
+	return doc.Record, nil
+}
+
+// RecordOrg returns the org owning a record, or backend.ErrNotFound.
+func (s *Service) RecordOrg(ctx context.Context, recordID string) (string, error) {
+	doc, err := s.Load(ctx, recordID)
+	if err != nil {
+		return "", err
+	}
+	return doc.Record.OrgID, nil
+}
+
+// Invitation returns a record's invitation JSON and long URL.
+func (s *Service) Invitation(ctx context.Context, recordID string) (json.RawMessage, string, error) {
+	doc, err := s.Load(ctx, recordID)
+	if err != nil {
+		return nil, "", err
+	}
+	return doc.Invitation, doc.InvitationURL, nil
+}
+
+// update runs fn on the record under its lock and writes the result once.
+// When fn fails or the write fails the stored record is unchanged.
+func (s *Service) update(ctx context.Context, recordID string, fn func(*Doc) error) (*Doc, error) {
+	u, ok := ParseID(recordID)
+	if !ok {
+		return nil, backend.ErrNotFound
+	}
+	id := u.String()
+	unlock := s.locks.lock(id)
+	defer unlock()
+	if s.cfg.ClusterLocks {
+		name := store.Prefix + "/locks/records/" + id
+		if err := s.storage.Lock(ctx, name); err != nil {
+			return nil, unavailable(err)
+		}
+		defer s.storage.Unlock(context.WithoutCancel(ctx), name) //nolint:errcheck // a lost unlock expires
+	}
+	doc, err := s.load(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	if err := fn(doc); err != nil {
+		return nil, err
+	}
+	doc.Record.UpdatedAt = s.cfg.Now().UTC().Format(backend.TimeFormat)
+	if err := s.records.Put(ctx, id, doc); err != nil {
+		return nil, unavailable(err)
+	}
+	return doc, nil
+}
+
+// Accept accepts the presentation of a record of org: it must be in
+// presentation-received (else *backend.ConflictError naming its state). It
+// builds the ack (kept in Doc.Ack for the DIDComm sender) and moves the
+// record to done. Of concurrent accepts of one record exactly one wins; the
+// others see done.
+func (s *Service) Accept(ctx context.Context, org backend.Org, recordID string) (backend.ProofRecord, error) {
+	doc, err := s.update(ctx, recordID, func(d *Doc) error {
+		// The handler authorizes by RecordOrg first; a record of another
+		// org is not revealed here either.
+		if d.Record.OrgID != org.ID {
+			return backend.ErrNotFound
+		}
+		if err := CheckTransition(d.Record.State, backend.StateDone); err != nil {
+			return err
+		}
+		ack, err := BuildAck(d.Record.ProtocolVersion, d.Record.ThreadID, d.InvitationID)
+		if err != nil {
+			return err
+		}
+		d.Ack = ack
+		d.Record.State = backend.StateDone
+		return nil
+	})
+	if err != nil {
+		return backend.ProofRecord{}, err
+	}
+	return doc.Record, nil
+}
+
+// Presentation is a presentation the DIDComm side received on a record's
+// thread and checked.
+type Presentation struct {
+	// Message is the plaintext presentation message.
+	Message json.RawMessage
+	// TheirService is the prover's ~service, where the ack goes.
+	TheirService *ServiceDecorator
+	// TheirVerkey is the authcrypt sender key ("" for anoncrypt).
+	TheirVerkey string
+	// Verified says whether the presentation verified and answers the
+	// request.
+	Verified bool
+}
+
+// MarkPresentationReceived records a presentation on a record in
+// request-sent and moves it to presentation-received.
+func (s *Service) MarkPresentationReceived(ctx context.Context, recordID string, p Presentation) (backend.ProofRecord, error) {
+	doc, err := s.update(ctx, recordID, func(d *Doc) error {
+		if err := CheckTransition(d.Record.State, backend.StatePresentationReceived); err != nil {
+			return err
+		}
+		verified := p.Verified
+		d.Record.State = backend.StatePresentationReceived
+		d.Record.IsVerified = &verified
+		d.Presentation = p.Message
+		d.TheirService = p.TheirService
+		d.TheirVerkey = p.TheirVerkey
+		return nil
+	})
+	if err != nil {
+		return backend.ProofRecord{}, err
+	}
+	return doc.Record, nil
+}
+
+// Abandon moves a live record to abandoned with an error message (a
+// problem report, or a presentation that failed verification).
+func (s *Service) Abandon(ctx context.Context, recordID, errorMessage string) (backend.ProofRecord, error) {
+	doc, err := s.update(ctx, recordID, func(d *Doc) error {
+		if err := CheckTransition(d.Record.State, backend.StateAbandoned); err != nil {
+			return err
+		}
+		d.Record.State = backend.StateAbandoned
+		d.Record.ErrorMessage = errorMessage
+		return nil
+	})
+	if err != nil {
+		return backend.ProofRecord{}, err
+	}
+	return doc.Record, nil
+}
+
+// Recipient is a verifier private key found by its public key.
+type Recipient struct {
+	Key   ed25519.PrivateKey
+	OrgID string
+	// RecordID is set for a record's own key (reuseConnection false); for
+	// an org key the record comes from the message's thread.
+	RecordID string
+}
+
+// RecipientKey finds the private key an inbound envelope was encrypted to,
+// from the base58 verkey its header names: an org key, or the key of the
+// one record it was made for. backend.ErrNotFound when it is neither.
+func (s *Service) RecipientKey(ctx context.Context, verkey string) (Recipient, error) {
+	ok, err := s.keys.forVerkey(ctx, verkey)
+	if err == nil {
+		return Recipient{Key: ok.Key, OrgID: ok.OrgID}, nil
+	}
+	if !errors.Is(err, backend.ErrNotFound) {
+		return Recipient{}, err
+	}
+	pub, err := didkey.ParseVerkey(verkey)
+	if err != nil {
+		return Recipient{}, backend.ErrNotFound
+	}
+	doc, err := s.load(ctx, RecordIDForKey(pub))
+	if err != nil {
+		return Recipient{}, err
+	}
+	if doc.Key.Kind != KeyRecord || doc.Key.Verkey != verkey || len(doc.Key.Seed) != ed25519.SeedSize {
+		return Recipient{}, backend.ErrNotFound
+	}
+	priv := ed25519.NewKeyFromSeed(doc.Key.Seed)
+	if !pub.Equal(priv.Public()) {
+		return Recipient{}, fmt.Errorf("proofs: record %s: key seed does not match", doc.Record.ID)
+	}
+	return Recipient{Key: priv, OrgID: doc.Record.OrgID, RecordID: doc.Record.ID}, nil
+}
+
+// OrgKey returns the org's stable verifier key, creating it on first use.
+func (s *Service) OrgKey(ctx context.Context, orgID string) (ed25519.PrivateKey, error) {
+	ok, err := s.keys.forOrg(ctx, orgID)
+	if err != nil {
+		return nil, err
+	}
+	return ok.Key, nil
+}
+
+// RecordIDForThreadID maps a message's ~thread.thid to the record id; ok
+// is false when thid cannot be one of ours.
+func RecordIDForThreadID(thid string) (string, bool) {
+	u, ok := ParseID(thid)
+	if !ok {
+		return "", false
+	}
+	return RecordIDForThread(u).String(), true
+}
