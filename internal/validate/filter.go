@@ -1,0 +1,90 @@
+package validate
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/ohler55/ojg/jp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// filterURL names a caller's filter while it is compiled; nothing is ever
+// fetched from it.
+const filterURL = "urn:proofgate:filter"
+
+// compileFilter checks that a constraints.fields[].filter is a valid JSON
+// Schema (draft-07 unless it says otherwise, as DIF specifies): valid
+// against its metaschema, regular expressions that compile, and no
+// references outside itself.
+func compileFilter(filter any, path string, c *collector) {
+	comp := jsonschema.NewCompiler()
+	comp.DefaultDraft(jsonschema.Draft7)
+	comp.UseLoader(noLoader{})
+	if err := comp.AddResource(filterURL, filter); err != nil {
+		c.add(path, "is not a valid JSON Schema: "+err.Error())
+		return
+	}
+	_, err := comp.Compile(filterURL)
+	if err == nil {
+		return
+	}
+	var (
+		invalid *jsonschema.SchemaValidationError
+		regex   *jsonschema.InvalidRegexError
+		load    *jsonschema.LoadURLError
+	)
+	switch {
+	case errors.As(err, &invalid):
+		schemaProblems(invalid.Err, path, filter, nil, c)
+	case errors.As(err, &regex):
+		c.addf(pointerPath(path, filter, regex.URL), "is not a valid regular expression: %v", regex.Err)
+	case errors.As(err, &load):
+		c.add(path, "must not refer to other schemas ($ref and $schema must stay inside the filter or name a standard draft)")
+	default:
+		c.add(path, "is not a valid JSON Schema: "+strings.ReplaceAll(err.Error(), filterURL, "filter"))
+	}
+}
+
+// pointerPath turns a schema location "<filterURL>#/a/b" into a field path
+// under path, or path itself when it is elsewhere.
+func pointerPath(path string, filter any, loc string) string {
+	_, frag, ok := strings.Cut(loc, "#")
+	if !ok || frag == "" || frag == "/" {
+		return path
+	}
+	if unescaped, err := url.PathUnescape(frag); err == nil {
+		frag = unescaped
+	}
+	var toks []string
+	for _, t := range strings.Split(strings.TrimPrefix(frag, "/"), "/") {
+		toks = append(toks, strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~"))
+	}
+	t := schemaTranslator{base: path, inst: filter}
+	return t.path(toks)
+}
+
+// jsonPathProblem checks one constraints.fields[].path entry: a JSONPath
+// expression from the root ($), as DIF requires.
+func jsonPathProblem(s string) string {
+	if !strings.HasPrefix(s, "$") {
+		return "must be a JSONPath expression starting with $"
+	}
+	if err := parseJSONPath(s); err != nil {
+		return "is not a valid JSONPath expression: " + err.Error()
+	}
+	return ""
+}
+
+// parseJSONPath parses with ojg, turning a panic on odd input into an
+// error: validation must never take the server down.
+func parseJSONPath(s string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	_, err = jp.ParseString(s)
+	return err
+}

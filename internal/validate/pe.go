@@ -1,0 +1,257 @@
+package validate
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+const pdRoot = "presentationDefinition"
+
+// definition normalizes presentationDefinition, in any of its three
+// spellings, to one DIF presentation definition object and checks it. It
+// returns the definition's JSON and id, or nothing when a problem was
+// reported.
+//
+// Spellings: the interface's listed form [{input_descriptors: [...]}]
+// (exactly one element), a plain definition object, and the interface
+// sample's {id, inputDescriptors: [...]}. Problems are reported in the
+// caller's own spelling (presentationDefinition[0]..., ...inputDescriptors[2]...).
+func (s *peSchemas) definition(raw any, strict bool, c *collector) (json.RawMessage, string) {
+	prefix := pdRoot
+	var def map[string]any
+	switch t := raw.(type) {
+	case nil:
+		c.add(pdRoot, "is required for requestType presentationExchange: a DIF presentation definition")
+		return nil, ""
+	case []any:
+		if len(t) != 1 {
+			if len(t) == 0 {
+				c.add(pdRoot, "must not be empty for requestType presentationExchange")
+			} else {
+				c.add(pdRoot, "the list form must hold exactly one presentation definition")
+			}
+			return nil, ""
+		}
+		prefix = index(pdRoot, 0)
+		m, ok := t[0].(map[string]any)
+		if !ok {
+			c.add(prefix, "must be a presentation definition object")
+			return nil, ""
+		}
+		def = m
+	case map[string]any:
+		def = t
+	default:
+		c.add(pdRoot, "must be a presentation definition object (or a list holding one)")
+		return nil, ""
+	}
+	if len(def) == 0 {
+		c.add(prefix, "must not be empty for requestType presentationExchange")
+		return nil, ""
+	}
+
+	norm := make(map[string]any, len(def)+1)
+	for k, v := range def {
+		norm[k] = v
+	}
+	idsKey := "input_descriptors"
+	if camel, ok := def["inputDescriptors"]; ok {
+		if _, both := def["input_descriptors"]; both {
+			c.add(prefix, "has both input_descriptors and inputDescriptors: send one")
+			return nil, ""
+		}
+		idsKey = "inputDescriptors"
+		delete(norm, "inputDescriptors")
+		norm["input_descriptors"] = camel
+	}
+	switch id := norm["id"].(type) {
+	case nil:
+		norm["id"] = uuid.NewString()
+	case string:
+		if strings.TrimSpace(id) == "" {
+			c.add(key(prefix, "id"), "must not be empty (omit it to get a generated UUID)")
+		}
+	}
+
+	before := len(c.msgs)
+	pc := peCheck{s: s, strict: strict, prefix: prefix, idsKey: idsKey, c: c}
+	pc.check(norm)
+	if len(c.msgs) > before {
+		return nil, ""
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // keep filters' patterns as the caller wrote them
+	if err := enc.Encode(norm); err != nil {
+		c.add(prefix, "cannot be encoded: "+err.Error())
+		return nil, ""
+	}
+	id, _ := norm["id"].(string)
+	return json.RawMessage(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), id
+}
+
+// peCheck checks one normalized definition.
+type peCheck struct {
+	s      *peSchemas
+	strict bool
+	prefix string // field path of the definition object
+	idsKey string // the caller's spelling of input_descriptors
+	c      *collector
+	groups map[string]bool
+}
+
+func (pc *peCheck) check(def map[string]any) {
+	if err := pc.s.top.Validate(def); err != nil {
+		schemaProblems(err, pc.prefix, def, map[string]string{"input_descriptors": pc.idsKey}, pc.c)
+	}
+	idsPath := key(pc.prefix, pc.idsKey)
+	ids, ok := def["input_descriptors"].([]any)
+	if !ok {
+		return // missing or not an array: the schema said so
+	}
+	if len(ids) == 0 {
+		pc.c.add(idsPath, "a proof request must ask for at least one input descriptor")
+	}
+	pc.groups = map[string]bool{}
+	seen := map[string]int{}
+	firstV1 := false
+	for i, raw := range ids {
+		dp := index(idsPath, i)
+		d, ok := raw.(map[string]any)
+		if !ok {
+			pc.c.add(dp, "must be an input descriptor object")
+			continue
+		}
+		_, v1 := d["schema"]
+		if i == 0 {
+			firstV1 = v1
+		} else if v1 != firstV1 {
+			pc.c.add(dp, "mixes DIF v1 input descriptors (with schema) and v2 ones (without schema, constraints required): use one style in a definition")
+		}
+		pc.descriptor(d, dp, v1)
+		if id, ok := d["id"].(string); ok {
+			if strings.TrimSpace(id) == "" {
+				pc.c.add(key(dp, "id"), "must not be empty")
+			} else if first, dup := seen[id]; dup {
+				pc.c.addf(key(dp, "id"), "duplicate input descriptor id %q (also %s[%d])", id, pc.idsKey, first)
+			} else {
+				seen[id] = i
+			}
+		}
+	}
+	if reqs, ok := def["submission_requirements"].([]any); ok {
+		pc.requirements(reqs, key(pc.prefix, "submission_requirements"))
+	}
+}
+
+func (pc *peCheck) descriptor(d map[string]any, dp string, v1 bool) {
+	schema := pc.s.v2
+	if v1 {
+		schema = pc.s.v1
+	}
+	if err := schema.Validate(d); err != nil {
+		schemaProblems(err, dp, d, nil, pc.c)
+	}
+	if groups, ok := d["group"].([]any); ok {
+		for _, g := range groups {
+			if name, ok := g.(string); ok {
+				pc.groups[name] = true
+			}
+		}
+	}
+	if list, ok := d["schema"].([]any); ok {
+		for j, item := range list {
+			if m, ok := item.(map[string]any); ok {
+				if uri, ok := m["uri"].(string); ok && strings.TrimSpace(uri) == "" {
+					pc.c.add(key(index(key(dp, "schema"), j), "uri"), "must not be empty")
+				}
+			}
+		}
+	}
+	constraints, _ := d["constraints"].(map[string]any)
+	fields, _ := constraints["fields"].([]any)
+	fp := key(key(dp, "constraints"), "fields")
+	for j, raw := range fields {
+		f, ok := raw.(map[string]any)
+		if !ok {
+			continue // the schema said so
+		}
+		p := index(fp, j)
+		if paths, ok := f["path"].([]any); ok {
+			if len(paths) == 0 {
+				pc.c.add(key(p, "path"), "must list at least one JSONPath expression")
+			}
+			for k, expr := range paths {
+				if s, ok := expr.(string); ok {
+					if problem := jsonPathProblem(s); problem != "" {
+						pc.c.add(index(key(p, "path"), k), problem)
+					}
+				}
+			}
+		}
+		if filter, ok := f["filter"]; ok {
+			compileFilter(filter, key(p, "filter"), pc.c)
+		}
+	}
+	if pc.strict {
+		pc.strictDescriptor(d, dp, constraints, fields)
+	}
+}
+
+// strictDescriptor requires every field the interface lists for an input
+// descriptor (option input_descriptors strict).
+func (pc *peCheck) strictDescriptor(d map[string]any, dp string, constraints map[string]any, fields []any) {
+	const why = " (input_descriptors strict)"
+	for _, name := range []string{"name", "purpose"} {
+		switch s, ok := d[name].(string); {
+		case d[name] == nil:
+			pc.c.add(key(dp, name), "is required"+why)
+		case ok && strings.TrimSpace(s) == "":
+			pc.c.add(key(dp, name), "must not be empty"+why)
+		}
+	}
+	if d["schema"] == nil {
+		pc.c.add(key(dp, "schema"), "is required"+why+": a non-empty list of {uri}")
+	}
+	switch {
+	case d["constraints"] == nil:
+		pc.c.add(key(dp, "constraints"), "is required"+why+": {fields: [{path: [...]}]}")
+	case constraints != nil && len(fields) == 0:
+		pc.c.add(key(key(dp, "constraints"), "fields"), "must list at least one field with a path"+why)
+	}
+}
+
+// requirements checks submission_requirements beyond the schema: exactly
+// one of from and from_nested, from naming a group some input descriptor
+// is in, and min not above max.
+func (pc *peCheck) requirements(reqs []any, path string) {
+	for i, raw := range reqs {
+		p := index(path, i)
+		r, ok := raw.(map[string]any)
+		if !ok {
+			continue // the schema said so
+		}
+		from, hasFrom := r["from"]
+		nested, hasNested := r["from_nested"]
+		switch {
+		case hasFrom && hasNested:
+			pc.c.add(p, "must have exactly one of from or from_nested, not both")
+		case !hasFrom && !hasNested:
+			pc.c.add(p, "must have exactly one of from or from_nested")
+		}
+		if name, ok := from.(string); ok && !pc.groups[name] {
+			pc.c.addf(key(p, "from"), "no input descriptor is in group %q", name)
+		}
+		if list, ok := nested.([]any); ok {
+			pc.requirements(list, key(p, "from_nested"))
+		}
+		lo, okLo := integer(r["min"])
+		hi, okHi := integer(r["max"])
+		if okLo && okHi && lo > hi {
+			pc.c.add(key(p, "max"), "must not be less than min")
+		}
+	}
+}

@@ -1,0 +1,236 @@
+// Package validate decodes and checks the body of "send an out-of-band
+// proof request" (operation 4.1) and turns it into a backend.OOBRequest,
+// following DESIGN.md §3 "Validation of 4.1". Every problem is reported at
+// once, each as "fieldpath: problem" (type Errors).
+package validate
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/proofgate/proofgate/internal/backend"
+)
+
+// Option values.
+const (
+	UnknownFieldsReject = "reject"
+	UnknownFieldsIgnore = "ignore"
+
+	InputDescriptorsDIF    = "dif"
+	InputDescriptorsStrict = "strict"
+
+	DefaultMaxRecipients = 10
+)
+
+// Options tune the checks. The zero value is the default behaviour.
+type Options struct {
+	// UnknownFields is "reject" (default) or "ignore": what to do with keys
+	// the request body and proofFormats.indy do not define. Keys inside the
+	// presentation definition always follow the DIF schema, and AnonCreds
+	// restriction keys are always checked (an unknown one changes the query).
+	UnknownFields string
+
+	// InputDescriptors is "dif" (default: DIF Presentation Exchange v1 or
+	// v2 rules) or "strict": additionally every field the interface lists
+	// (id, name, purpose, schema[].uri, constraints.fields[].path).
+	InputDescriptors string
+
+	// MaxRecipients caps emailId; 0 means DefaultMaxRecipients.
+	MaxRecipients int
+}
+
+// Validator holds the compiled DIF schemas. It is safe for concurrent use.
+type Validator struct {
+	ignoreUnknown bool
+	strict        bool
+	maxRecipients int
+	pe            *peSchemas
+}
+
+// New checks opts and compiles what every request needs, once.
+func New(opts Options) (*Validator, error) {
+	v := &Validator{maxRecipients: opts.MaxRecipients}
+	switch opts.UnknownFields {
+	case "", UnknownFieldsReject:
+	case UnknownFieldsIgnore:
+		v.ignoreUnknown = true
+	default:
+		return nil, fmt.Errorf("unknown_fields: must be %q or %q, got %q", UnknownFieldsReject, UnknownFieldsIgnore, opts.UnknownFields)
+	}
+	switch opts.InputDescriptors {
+	case "", InputDescriptorsDIF:
+	case InputDescriptorsStrict:
+		v.strict = true
+	default:
+		return nil, fmt.Errorf("input_descriptors: must be %q or %q, got %q", InputDescriptorsDIF, InputDescriptorsStrict, opts.InputDescriptors)
+	}
+	switch {
+	case v.maxRecipients == 0:
+		v.maxRecipients = DefaultMaxRecipients
+	case v.maxRecipients < 0:
+		return nil, fmt.Errorf("max_recipients: must be positive, got %d", opts.MaxRecipients)
+	}
+	pe, err := compilePESchemas()
+	if err != nil {
+		return nil, fmt.Errorf("compiling the DIF Presentation Exchange schemas: %w", err)
+	}
+	v.pe = pe
+	return v, nil
+}
+
+// The body fields of 4.1.
+var knownFields = []string{
+	"goalCode", "protocolVersion", "comment", "proofFormats",
+	"presentationDefinition", "autoAcceptProof", "label", "parentThreadId",
+	"isShortenUrl", "emailId", "reuseConnection",
+}
+
+// OOB validates a 4.1 request: the requestType query value and the raw
+// body (already size-limited and known to be JSON by the caller). On any
+// problem it returns Errors listing all of them and a zero OOBRequest.
+func (v *Validator) OOB(requestType string, body []byte) (backend.OOBRequest, error) {
+	var c collector
+	req := backend.OOBRequest{ProtocolVersion: backend.ProtocolV2, ReuseConnection: true}
+
+	switch requestType {
+	case string(backend.RequestIndy), string(backend.RequestPresentationExchange):
+		req.RequestType = backend.RequestType(requestType)
+	case "":
+		c.add("requestType", `is required: "indy" or "presentationExchange"`)
+	default:
+		c.add("requestType", `must be "indy" or "presentationExchange"`)
+	}
+
+	obj := decodeObject(body, &c)
+	if obj == nil {
+		return backend.OOBRequest{}, c.errors()
+	}
+	v.unknownKeys(obj, "", knownFields, &c)
+
+	if b, ok := requiredBool(obj, "isShortenUrl", &c); ok {
+		req.IsShortenURL = b
+	}
+	if b, ok := optionalBool(obj, "reuseConnection", &c); ok {
+		req.ReuseConnection = b
+	}
+	v.protocolVersion(obj, &req, &c)
+	v.proofFormats(obj, &req, &c)
+	v.presentationDefinition(obj, &req, &c)
+	req.Emails = v.emails(obj["emailId"], &c)
+	req.AutoAcceptProof = autoAcceptProof(obj, &c)
+	req.GoalCode = cappedString(obj, "goalCode", maxGoalCode, &c)
+	req.Label = cappedString(obj, "label", maxLabel, &c)
+	req.Comment = cappedString(obj, "comment", maxComment, &c)
+	req.ParentThreadID = parentThreadID(obj, &c)
+
+	if !c.empty() {
+		return backend.OOBRequest{}, c.errors()
+	}
+	return req, nil
+}
+
+// unknownKeys reports the keys of obj that are not in known, unless the
+// validator ignores unknown fields.
+func (v *Validator) unknownKeys(obj map[string]any, path string, known []string, c *collector) {
+	if v.ignoreUnknown {
+		return
+	}
+	for k := range obj {
+		if !slices.Contains(known, k) {
+			c.add(key(path, k), "unknown field")
+		}
+	}
+}
+
+func (v *Validator) protocolVersion(obj map[string]any, req *backend.OOBRequest, c *collector) {
+	raw, ok := obj["protocolVersion"]
+	if !ok || raw == nil {
+		return
+	}
+	switch raw {
+	case backend.ProtocolV2:
+		req.ProtocolVersion = backend.ProtocolV2
+	case backend.ProtocolV1:
+		req.ProtocolVersion = backend.ProtocolV1
+		if req.RequestType == backend.RequestPresentationExchange {
+			c.add("protocolVersion", `"v1" (present-proof 1.0) supports only requestType indy; use "v2"`)
+		}
+	default:
+		c.add("protocolVersion", `must be "v1" or "v2"`)
+	}
+}
+
+func (v *Validator) proofFormats(obj map[string]any, req *backend.OOBRequest, c *collector) {
+	raw, present := obj["proofFormats"]
+	if !present {
+		c.add("proofFormats", "is required (an object; for requestType indy it holds indy)")
+		return
+	}
+	pf, ok := raw.(map[string]any)
+	if !ok {
+		c.add("proofFormats", "must be an object")
+		return
+	}
+	for k := range pf {
+		switch k {
+		case "indy":
+		case "presentationExchange":
+			if !v.ignoreUnknown {
+				c.add("proofFormats.presentationExchange", "unknown field: send the DIF presentation definition as the top-level presentationDefinition")
+			}
+		default:
+			if !v.ignoreUnknown {
+				c.add(key("proofFormats", k), "unknown field")
+			}
+		}
+	}
+	indy, hasIndy := pf["indy"]
+	switch req.RequestType {
+	case backend.RequestIndy:
+		if !hasIndy {
+			c.add("proofFormats.indy", "is required for requestType indy")
+			return
+		}
+		req.Indy = v.indy(indy, "proofFormats.indy", c)
+	case backend.RequestPresentationExchange:
+		if hasIndy {
+			c.add("proofFormats.indy", "is not allowed with requestType presentationExchange: the request goes in presentationDefinition (proofFormats may be {})")
+		}
+	default:
+		// requestType is missing or wrong (already reported): still check
+		// what was sent, so the caller sees every problem at once.
+		if hasIndy {
+			v.indy(indy, "proofFormats.indy", c)
+		}
+	}
+}
+
+func (v *Validator) presentationDefinition(obj map[string]any, req *backend.OOBRequest, c *collector) {
+	raw := obj["presentationDefinition"]
+	switch req.RequestType {
+	case backend.RequestIndy:
+		if !isEmptyValue(raw) {
+			c.add("presentationDefinition", "must be absent or empty for requestType indy (the proof request goes in proofFormats.indy)")
+		}
+	case backend.RequestPresentationExchange:
+		def, id := v.pe.definition(raw, v.strict, c)
+		req.PresentationDefinition, req.PresentationDefinitionID = def, id
+	default:
+		if !isEmptyValue(raw) {
+			v.pe.definition(raw, v.strict, c)
+		}
+	}
+}
+
+// isEmptyValue tells absent, null, [] and {} apart from everything else.
+func isEmptyValue(raw any) bool {
+	switch t := raw.(type) {
+	case nil:
+		return true
+	case []any:
+		return len(t) == 0
+	case map[string]any:
+		return len(t) == 0
+	}
+	return false
+}
