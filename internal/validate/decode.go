@@ -87,7 +87,7 @@ func (d *treeDecoder) syntax(err error) {
 	var se *json.SyntaxError
 	switch {
 	case errors.As(err, &se):
-		d.c.add("body", "invalid JSON at byte "+strconv.FormatInt(se.Offset, 10)+": "+se.Error())
+		d.c.add("body", "invalid JSON near byte "+strconv.FormatInt(se.Offset, 10)+": "+se.Error())
 	case errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF:
 		d.c.add("body", "invalid JSON: unexpected end of input")
 	default:
