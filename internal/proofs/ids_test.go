@@ -57,7 +57,7 @@ func TestParseID(t *testing.T) {
 		ok bool
 	}{
 		{v4, true},
-		{"6BA7B810-9DAD-41D1-80B4-00C04FD430C8", true}, // upper case v4
+		{"6BA7B810-9DAD-41D1-80B4-00C04FD430C8", true},  // upper case v4
 		{"6ba7b810-9dad-11d1-80b4-00c04fd430c8", false}, // v1
 		{"urn:uuid:" + v4, false},
 		{"{" + v4 + "}", false},
