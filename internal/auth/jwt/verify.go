@@ -1,0 +1,143 @@
+package jwt
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/go-jose/go-jose/v4"
+	josejwt "github.com/go-jose/go-jose/v4/jwt"
+	"go.uber.org/zap"
+
+	"github.com/proofgate/proofgate/internal/auth"
+)
+
+// maxTokenSize caps the token accepted for parsing. Keycloak tokens with
+// many roles reach a few kilobytes; nothing legitimate comes near this.
+const maxTokenSize = 32 << 10
+
+func (p *Provider) verify(r *http.Request, raw string) (*auth.Principal, error) {
+	if len(raw) > maxTokenSize {
+		return nil, &TokenError{Reason: "token too large"}
+	}
+	// The allow-list is enforced while parsing: a token whose header names
+	// any other algorithm ("none", HS256, ...) is refused before any key
+	// is looked at.
+	tok, err := josejwt.ParseSigned(raw, p.algs)
+	if err != nil {
+		if alg := headerAlg(raw); alg != "" && !slices.Contains(p.algs, jose.SignatureAlgorithm(alg)) {
+			return nil, &TokenError{Reason: "signature algorithm not allowed"}
+		}
+		return nil, &TokenError{Reason: "malformed token", Err: err}
+	}
+	if len(tok.Headers) != 1 {
+		return nil, &TokenError{Reason: "malformed token"}
+	}
+	hdr := tok.Headers[0]
+	alg := jose.SignatureAlgorithm(hdr.Algorithm)
+
+	cands := p.candidates(r.Context(), hdr.KeyID, alg)
+	if len(cands) == 0 && p.remote != nil {
+		// Perhaps the IdP rotated its keys: refetch (rate limited).
+		if err := p.remote.refresh(r.Context()); err == nil {
+			cands = p.candidates(r.Context(), hdr.KeyID, alg)
+		}
+	}
+	if len(cands) == 0 {
+		return nil, &TokenError{Reason: "unknown signing key"}
+	}
+
+	var std josejwt.Claims
+	var claims map[string]any
+	verified := false
+	for _, k := range cands {
+		if err := tok.Claims(k.Key, &std, &claims); err == nil {
+			verified = true
+			break
+		}
+	}
+	if !verified {
+		return nil, &TokenError{Reason: "bad signature"}
+	}
+
+	if std.Expiry == nil {
+		return nil, &TokenError{Reason: "token has no exp"}
+	}
+	if err := std.ValidateWithLeeway(josejwt.Expected{
+		Issuer:      p.Issuer,
+		AnyAudience: p.Audience,
+		Time:        p.now(),
+	}, p.leeway); err != nil {
+		return nil, &TokenError{Reason: claimsReason(err)}
+	}
+
+	principal := &auth.Principal{
+		Subject: "jwt:" + subject(std, claims),
+		Orgs:    p.orgs(claims),
+	}
+	if c := p.logger.Check(zap.DebugLevel, "jwt accepted"); c != nil {
+		c.Write(zap.String("subject", principal.Subject), zap.String("kid", hdr.KeyID), zap.Int("orgs", len(principal.Orgs)))
+	}
+	return principal, nil
+}
+
+// candidates returns the static and cached remote keys that may have
+// signed the token (fetching the JWKS on first use).
+func (p *Provider) candidates(ctx context.Context, kid string, alg jose.SignatureAlgorithm) []jose.JSONWebKey {
+	cands := p.static.candidates(kid, alg)
+	if p.remote != nil {
+		cands = append(cands, p.remote.keys(ctx).candidates(kid, alg)...)
+	}
+	return cands
+}
+
+// headerAlg reads the "alg" of a compact JWS header, for a precise error
+// when the parser refused the token.
+func headerAlg(raw string) string {
+	seg, _, _ := strings.Cut(raw, ".")
+	b, err := base64.RawURLEncoding.DecodeString(seg)
+	if err != nil {
+		return ""
+	}
+	var h struct {
+		Alg string `json:"alg"`
+	}
+	if json.Unmarshal(b, &h) != nil {
+		return ""
+	}
+	return h.Alg
+}
+
+func claimsReason(err error) string {
+	switch {
+	case errors.Is(err, josejwt.ErrExpired):
+		return "token expired"
+	case errors.Is(err, josejwt.ErrNotValidYet):
+		return "token not valid yet"
+	case errors.Is(err, josejwt.ErrIssuedInTheFuture):
+		return "token issued in the future"
+	case errors.Is(err, josejwt.ErrInvalidIssuer):
+		return "wrong issuer"
+	case errors.Is(err, josejwt.ErrInvalidAudience):
+		return "wrong audience"
+	}
+	return "invalid claims"
+}
+
+// subject names the caller: "sub", or for a client-credentials token
+// without one, the client ("azp", "client_id").
+func subject(std josejwt.Claims, claims map[string]any) string {
+	if std.Subject != "" {
+		return std.Subject
+	}
+	for _, name := range []string{"azp", "client_id"} {
+		if s, ok := claims[name].(string); ok && s != "" {
+			return "client:" + s
+		}
+	}
+	return "unknown"
+}
