@@ -1,0 +1,218 @@
+// Package agent is what the upstream backends share: an HTTP client for one
+// agent's admin API (timeouts, capped reads, safe retries), the mapping of
+// what went wrong to the backend package's typed errors, per-tenant token
+// caching, and the record → org ownership kept in Caddy storage.
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
+	"go.uber.org/zap"
+
+	"github.com/proofgate/proofgate/internal/backend"
+)
+
+// Defaults for Client.
+const (
+	DefaultTimeout         = 15 * time.Second
+	DefaultMaxResponseSize = 4 << 20 // 4 MiB: a proof record with a presentation is a few KiB
+	maxDialAttempts        = 3
+	maxIdempotentAttempts  = 3
+)
+
+// Client calls one agent's HTTP API. It is safe for concurrent use; the
+// connection pool lives in its transport.
+type Client struct {
+	base    *url.URL
+	rt      http.RoundTripper
+	timeout time.Duration
+	maxBody int64
+	logger  *zap.Logger
+	// backoff is the pause before retry n (1-based); tests shorten it.
+	backoff func(n int) time.Duration
+}
+
+// NewClient returns a Client for the agent at base. rt carries the
+// connections (Caddy's reverseproxy.HTTPTransport in production); timeout
+// bounds each call, maxBody each response read.
+func NewClient(base *url.URL, rt http.RoundTripper, timeout time.Duration, maxBody int64, logger *zap.Logger) *Client {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	if maxBody <= 0 {
+		maxBody = DefaultMaxResponseSize
+	}
+	if logger == nil {
+		logger = zap.NewNop()
+	}
+	return &Client{
+		base: base, rt: rt, timeout: timeout, maxBody: maxBody, logger: logger,
+		backoff: func(n int) time.Duration { return time.Duration(n) * 50 * time.Millisecond },
+	}
+}
+
+// Base returns the agent's base URL.
+func (c *Client) Base() *url.URL { return c.base }
+
+// Logger returns the client's logger.
+func (c *Client) Logger() *zap.Logger { return c.logger }
+
+// Request is one call to the agent.
+type Request struct {
+	Method string
+	// Path is relative to the base URL, starts with "/", and has every
+	// caller-supplied segment escaped (url.PathEscape).
+	Path   string
+	Query  url.Values
+	Header http.Header
+	// Body is sent as JSON when not nil.
+	Body any
+	// Idempotent calls are retried after any transport error; the others
+	// only when the connection was never made (a dial error), because only
+	// then is it certain the agent did not act on them.
+	Idempotent bool
+}
+
+// Response is the agent's answer, whatever its status.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Do sends req and returns the agent's response, whatever its status.
+// Transport failures come back as backend errors: ErrTimeout,
+// ErrUnavailable (the agent could not be reached), or *UpstreamError
+// (the connection failed mid-call or the answer was unreadable).
+func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
+	var body []byte
+	if req.Body != nil {
+		var err error
+		if body, err = json.Marshal(req.Body); err != nil {
+			return nil, fmt.Errorf("encoding request to agent: %w", err)
+		}
+	}
+	u := *c.base
+	u.Path = strings.TrimSuffix(c.base.Path, "/") + req.Path
+	u.RawPath = strings.TrimSuffix(c.base.EscapedPath(), "/") + req.Path
+	u.RawQuery = req.Query.Encode()
+
+	callCtx, cancel := detach(ctx, c.timeout)
+	defer cancel()
+
+	for attempt := 1; ; attempt++ {
+		resp, err := c.once(callCtx, req, &u, body)
+		if err == nil {
+			return resp, nil
+		}
+		if cerr := ctx.Err(); cerr != nil && !errors.Is(cerr, context.DeadlineExceeded) {
+			return nil, cerr // the caller went away; nobody reads the answer
+		}
+		if errors.Is(err, errTooLarge) {
+			c.logger.Warn("agent answer exceeds max_response_size",
+				zap.String("method", req.Method), zap.String("path", req.Path), zap.Int64("max", c.maxBody))
+			return nil, &backend.UpstreamError{Status: resp.Status, Message: "the agent's answer is too large"}
+		}
+		dial := isDialError(err)
+		if callCtx.Err() != nil || (!dial && isTimeout(err)) {
+			c.logger.Warn("agent call timed out",
+				zap.String("method", req.Method), zap.String("path", req.Path), zap.Duration("timeout", c.timeout))
+			return nil, backend.ErrTimeout
+		}
+		retry := (dial && attempt < maxDialAttempts) || (req.Idempotent && attempt < maxIdempotentAttempts)
+		c.logger.Warn("agent call failed",
+			zap.String("method", req.Method), zap.String("path", req.Path),
+			zap.Int("attempt", attempt), zap.Bool("retrying", retry), zap.Error(err))
+		if !retry {
+			if dial {
+				return nil, backend.ErrUnavailable
+			}
+			return nil, &backend.UpstreamError{Message: "the connection to the agent failed"}
+		}
+		t := time.NewTimer(c.backoff(attempt))
+		select {
+		case <-callCtx.Done():
+			t.Stop()
+			if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return nil, ctx.Err()
+			}
+			return nil, backend.ErrTimeout
+		case <-t.C:
+		}
+	}
+}
+
+func (c *Client) once(ctx context.Context, req Request, u *url.URL, body []byte) (*Response, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	hr, err := http.NewRequestWithContext(ctx, req.Method, u.String(), rd)
+	if err != nil {
+		return nil, err
+	}
+	for k, vs := range req.Header {
+		hr.Header[k] = vs
+	}
+	hr.Header.Set("Accept", "application/json")
+	if body != nil {
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.rt.RoundTrip(hr)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > c.maxBody {
+		// Not retried as a transport error would be: the agent acted.
+		return &Response{Status: resp.StatusCode, Header: resp.Header}, errTooLarge
+	}
+	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: b}, nil
+}
+
+var errTooLarge = errors.New("agent response exceeds max_response_size")
+
+// detach gives the outgoing call a context of its own: the caller's
+// cancellation and deadline, our timeout, and a fresh Caddy replacer (the
+// transport needs one for TLS server_name placeholders), but none of the
+// incoming request's Caddy variables, which the transport would otherwise
+// read as reverse_proxy dial instructions.
+func detach(parent context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	base := context.WithValue(context.Background(), caddy.ReplacerCtxKey, caddy.NewReplacer())
+	ctx, cancel := context.WithTimeout(base, timeout)
+	stop := context.AfterFunc(parent, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+func isDialError(err error) bool {
+	var de reverseproxy.DialError
+	if errors.As(err, &de) {
+		return true
+	}
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+func isTimeout(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}

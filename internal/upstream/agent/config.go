@@ -1,0 +1,212 @@
+package agent
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
+	"github.com/dustin/go-humanize"
+)
+
+// Config is what every upstream backend module is configured with. The
+// modules embed it, so its fields sit beside their own in JSON.
+type Config struct {
+	// URL is the agent's base URL, http or https, with an optional path
+	// prefix: `http://127.0.0.1:3000`. Placeholders such as `{env.AGENT_URL}`
+	// are resolved at load.
+	URL string `json:"url,omitempty"`
+
+	// Timeout bounds each call to the agent; an agent slower than this
+	// gets a 504. Default: 15s.
+	Timeout caddy.Duration `json:"timeout,omitempty"`
+
+	// MaxResponseSize caps how many bytes of one agent answer are read; a
+	// larger answer is a 502. Default: 4 MiB.
+	MaxResponseSize int64 `json:"max_response_size,omitempty"`
+
+	// TenantTokens are per-tenant tokens for a multi-tenant agent, keyed by
+	// the tenant id used in the org map (credo-controller tenant id, ACA-Py
+	// wallet id). A tenant listed here is never fetched from the agent.
+	// Placeholders (`{env.*}`, `{file.*}`) are resolved at load; tokens are
+	// never logged.
+	TenantTokens map[string]string `json:"tenant_tokens,omitempty"`
+
+	// Transport configures the connections to the agent exactly as
+	// reverse_proxy's `transport http` does: TLS trust (`tls_trust_pool`,
+	// `tls_insecure_skip_verify`), client certificates (`tls_client_auth`),
+	// `dial_timeout`, keep-alive and pool sizes. Default: Caddy's defaults,
+	// with TLS when url is https.
+	Transport *reverseproxy.HTTPTransport `json:"transport,omitempty"`
+
+	base *url.URL
+}
+
+// Provision resolves placeholders and builds the transport. secrets are
+// the module's own secret fields, resolved in place.
+func (c *Config) Provision(ctx caddy.Context, secrets ...*string) error {
+	repl := caddy.NewReplacer()
+	var err error
+	if c.URL, err = repl.ReplaceOrErr(c.URL, true, true); err != nil {
+		return fmt.Errorf("url: %v", err)
+	}
+	for _, s := range secrets {
+		if *s, err = repl.ReplaceOrErr(*s, true, true); err != nil {
+			return fmt.Errorf("resolving a token placeholder: %v", err)
+		}
+	}
+	for k, v := range c.TenantTokens {
+		if c.TenantTokens[k], err = repl.ReplaceOrErr(v, true, true); err != nil {
+			return fmt.Errorf("tenant_tokens %s: %v", k, err)
+		}
+	}
+	if c.base, err = parseBase(c.URL); err != nil {
+		return err
+	}
+	if c.Transport == nil {
+		c.Transport = new(reverseproxy.HTTPTransport)
+	}
+	if c.base.Scheme == "https" && c.Transport.TLS == nil {
+		c.Transport.TLS = new(reverseproxy.TLSConfig)
+	}
+	if err := c.Transport.Provision(ctx); err != nil {
+		return fmt.Errorf("transport: %v", err)
+	}
+	return nil
+}
+
+// Validate checks the shared options; module Validate methods call it.
+func (c *Config) Validate() error {
+	if _, err := parseBase(c.URL); err != nil {
+		return err
+	}
+	if c.Timeout < 0 {
+		return fmt.Errorf("timeout: must not be negative")
+	}
+	if c.MaxResponseSize < 0 {
+		return fmt.Errorf("max_response_size: must not be negative")
+	}
+	for k, v := range c.TenantTokens {
+		if k == "" || v == "" {
+			return fmt.Errorf("tenant_tokens: tenant id and token must not be empty")
+		}
+	}
+	return nil
+}
+
+// Cleanup closes the transport's idle connections.
+func (c *Config) Cleanup() error {
+	if c.Transport != nil && c.Transport.Transport != nil {
+		return c.Transport.Cleanup()
+	}
+	return nil
+}
+
+// Base returns the parsed URL after Provision.
+func (c *Config) Base() *url.URL { return c.base }
+
+// TimeoutOrDefault returns the call timeout.
+func (c *Config) TimeoutOrDefault() time.Duration {
+	if c.Timeout <= 0 {
+		return DefaultTimeout
+	}
+	return time.Duration(c.Timeout)
+}
+
+func parseBase(raw string) (*url.URL, error) {
+	if raw == "" {
+		return nil, fmt.Errorf("url: required")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("url: %v", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("url: scheme must be http or https, not %q", u.Scheme)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("url: no host in %q", raw)
+	}
+	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("url: must not have credentials, query or fragment")
+	}
+	return u, nil
+}
+
+// UnmarshalCaddyfileOption parses one shared option at the dispenser's
+// current token and reports whether it was one:
+//
+//	url <url>
+//	timeout <duration>
+//	max_response_size <size>
+//	tenant_token <tenant id> <token>
+//	transport http { <reverse_proxy http transport options> }
+func (c *Config) UnmarshalCaddyfileOption(d *caddyfile.Dispenser) (bool, error) {
+	name := d.Val()
+	switch name {
+	case "url":
+		if !d.NextArg() {
+			return true, d.ArgErr()
+		}
+		c.URL = d.Val()
+	case "timeout":
+		if !d.NextArg() {
+			return true, d.ArgErr()
+		}
+		dur, err := caddy.ParseDuration(d.Val())
+		if err != nil {
+			return true, d.Errf("timeout: %v", err)
+		}
+		c.Timeout = caddy.Duration(dur)
+	case "max_response_size":
+		if !d.NextArg() {
+			return true, d.ArgErr()
+		}
+		n, err := humanize.ParseBytes(d.Val())
+		if err != nil || n > 1<<40 {
+			return true, d.Errf("max_response_size: invalid size %q", d.Val())
+		}
+		c.MaxResponseSize = int64(n)
+	case "tenant_token":
+		args := d.RemainingArgs()
+		if len(args) != 2 {
+			return true, d.Errf("tenant_token: want <tenant id> <token>, got %d arguments", len(args))
+		}
+		if c.TenantTokens == nil {
+			c.TenantTokens = map[string]string{}
+		}
+		if _, dup := c.TenantTokens[args[0]]; dup {
+			return true, d.Errf("tenant_token: tenant %s given twice", args[0])
+		}
+		c.TenantTokens[args[0]] = args[1]
+	case "transport":
+		if !d.NextArg() {
+			return true, d.ArgErr()
+		}
+		if d.Val() != "http" {
+			return true, d.Errf("transport: only http is supported, not %q", d.Val())
+		}
+		if c.Transport != nil {
+			return true, d.Err("transport: given twice")
+		}
+		t := new(reverseproxy.HTTPTransport)
+		if err := t.UnmarshalCaddyfile(d.NewFromNextSegment()); err != nil {
+			return true, err
+		}
+		c.Transport = t
+	default:
+		return false, nil
+	}
+	if d.NextArg() {
+		return true, d.Errf("%s: unexpected argument %q", name, d.Val())
+	}
+	return true, nil
+}
+
+// AgentID names an agent in ownership documents and logs.
+func AgentID(kind string, base *url.URL) string {
+	return kind + " " + strings.TrimSuffix(base.Redacted(), "/")
+}

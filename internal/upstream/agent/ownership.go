@@ -1,0 +1,68 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/caddyserver/certmagic"
+
+	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/store"
+)
+
+// OwnershipNamespace is where record → org documents live:
+// proofgate/upstream-records/<record id>.json. All upstream backends share
+// it (record ids are UUIDs), so a record stays attributed when an org is
+// moved to another backend or an agent's url changes.
+const OwnershipNamespace = "upstream-records"
+
+// Ownership remembers which org created each proof record through an
+// upstream agent, for authorizing 4.2.
+type Ownership struct {
+	st    *store.Store
+	agent string
+}
+
+// Owner is one remembered record.
+type Owner struct {
+	OrgID     string `json:"orgId"`
+	Tenant    string `json:"tenant,omitempty"`
+	Agent     string `json:"agent"` // backend type and url, for operators
+	ThreadID  string `json:"threadId,omitempty"`
+	CreatedAt string `json:"createdAt"`
+}
+
+// NewOwnership returns Ownership over storage; agent identifies the backend
+// in the documents it writes (e.g. "credo http://127.0.0.1:3000").
+func NewOwnership(storage certmagic.Storage, agent string) *Ownership {
+	return &Ownership{st: store.New(storage, OwnershipNamespace), agent: agent}
+}
+
+// Remember records that org created the proof record id. It is one durable
+// write. A storage failure is ErrUnavailable: without it the record could
+// not be authorized later.
+func (o *Ownership) Remember(ctx context.Context, id string, org backend.Org, threadID string) error {
+	doc := Owner{
+		OrgID: org.ID, Tenant: org.Tenant, Agent: o.agent, ThreadID: threadID,
+		CreatedAt: time.Now().UTC().Format(backend.TimeFormat),
+	}
+	if err := o.st.Put(ctx, id, doc); err != nil {
+		return errors.Join(backend.ErrUnavailable, err)
+	}
+	return nil
+}
+
+// Lookup returns the owner of record id, or backend.ErrNotFound when it was
+// not created through proofgate (or before ownership was kept).
+func (o *Ownership) Lookup(ctx context.Context, id string) (Owner, error) {
+	var doc Owner
+	err := o.st.Get(ctx, id, &doc)
+	if errors.Is(err, store.ErrNotFound) {
+		return doc, backend.ErrNotFound
+	}
+	if err != nil {
+		return doc, errors.Join(backend.ErrUnavailable, err)
+	}
+	return doc, nil
+}

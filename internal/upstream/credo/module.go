@@ -1,0 +1,140 @@
+// Package credo is the `credo` backend: it forwards proofgate's two
+// operations to a credo-controller (CREDEBL's REST wrapper around Credo),
+// dedicated or multi-tenant, in its current /didcomm/... route layout or
+// the older /proofs/... one.
+package credo
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/certmagic"
+
+	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/upstream/agent"
+)
+
+func init() {
+	caddy.RegisterModule(new(Backend))
+}
+
+// Route layouts.
+const (
+	RoutesDefault = "default" // /didcomm/proofs/..., JWT per tenant (credo-controller ≥ 2.0.0 since 2025-08)
+	RoutesLegacy  = "legacy"  // /proofs/... and /multi-tenancy/proofs/...{tenantId}, one static token
+)
+
+// Backend forwards to one credo-controller.
+type Backend struct {
+	agent.Config
+
+	// Token authenticates proofgate to the agent and is sent in the
+	// Authorization header. For a dedicated agent it is the agent's token
+	// (the JWT of `POST /agent/token`; in the legacy layout the static API
+	// key). For a multi-tenant agent it is the base-wallet token: proofgate
+	// gets each tenant's token with `POST /multi-tenancy/get-token/{tenantId}`,
+	// caches it and renews it once when the agent answers 401 (legacy
+	// layout: the token is used as is, with the tenant id in the path).
+	// Placeholders are resolved at load; it is never logged. Required
+	// unless every tenant has a tenant_token.
+	Token string `json:"token,omitempty"`
+
+	// Routes is the agent's route layout: `default` (/didcomm/proofs/...)
+	// or `legacy` (/proofs/..., /multi-tenancy/proofs/...). Default: default.
+	Routes string `json:"routes,omitempty"`
+
+	// InvitationDID is sent as `invitationDid` when a request wants
+	// connection reuse (reuseConnection, true by default), so that wallets
+	// that already have a connection with that DID reuse it. Empty: the
+	// agent makes a new peer DID per invitation.
+	InvitationDID string `json:"invitation_did,omitempty"`
+
+	// OrgInvitationDIDs overrides InvitationDID per org id (on a
+	// multi-tenant agent each tenant has its own DIDs).
+	OrgInvitationDIDs map[string]string `json:"org_invitation_dids,omitempty"`
+
+	client  *agent.Client
+	tokens  *agent.Tokens
+	owners  *agent.Ownership
+	legacy  bool
+	storage certmagic.Storage // tests set it; else Caddy's storage
+}
+
+// CaddyModule returns the Caddy module information.
+func (*Backend) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "proofgate.backends.credo",
+		New: func() caddy.Module { return new(Backend) },
+	}
+}
+
+// Provision resolves secrets, builds the client and the token cache.
+func (b *Backend) Provision(ctx caddy.Context) error {
+	if err := b.Config.Provision(ctx, &b.Token); err != nil {
+		return err
+	}
+	b.Token = strings.TrimPrefix(b.Token, "Bearer ")
+	b.legacy = b.Routes == RoutesLegacy
+	b.client = agent.NewClient(b.Base(), b.Transport, b.TimeoutOrDefault(), b.MaxResponseSize, ctx.Logger())
+	var fetch agent.FetchFunc
+	if !b.legacy && b.Token != "" {
+		fetch = b.fetchTenantToken
+	}
+	b.tokens = agent.NewTokens(b.TenantTokens, fetch)
+	if b.storage == nil {
+		b.storage = ctx.Storage()
+	}
+	b.owners = agent.NewOwnership(b.storage, agent.AgentID("credo", b.Base()))
+	return nil
+}
+
+// Validate checks the configuration.
+func (b *Backend) Validate() error {
+	if err := b.Config.Validate(); err != nil {
+		return err
+	}
+	switch b.Routes {
+	case "", RoutesDefault, RoutesLegacy:
+	default:
+		return fmt.Errorf("routes: must be %s or %s, not %q", RoutesDefault, RoutesLegacy, b.Routes)
+	}
+	if b.Token == "" && len(b.TenantTokens) == 0 {
+		return fmt.Errorf("token: required (the agent's API token)")
+	}
+	if b.Routes == RoutesLegacy && len(b.TenantTokens) > 0 {
+		return fmt.Errorf("tenant_token: the legacy layout uses the one token for every tenant")
+	}
+	for org, did := range b.OrgInvitationDIDs {
+		if org == "" || !strings.HasPrefix(did, "did:") {
+			return fmt.Errorf("org_invitation_dids: %q → %q is not an org id and a DID", org, did)
+		}
+	}
+	if b.InvitationDID != "" && !strings.HasPrefix(b.InvitationDID, "did:") {
+		return fmt.Errorf("invitation_did: %q is not a DID", b.InvitationDID)
+	}
+	return nil
+}
+
+// Cleanup closes idle connections to the agent.
+func (b *Backend) Cleanup() error { return b.Config.Cleanup() }
+
+// authorize puts the dedicated (or legacy) credential into h.
+func (b *Backend) authorize(h http.Header) {
+	if b.legacy {
+		h.Set("Authorization", b.Token)
+		return
+	}
+	h.Set("Authorization", "Bearer "+b.Token)
+}
+
+// Interface guards.
+var (
+	_ backend.Backend       = (*Backend)(nil)
+	_ caddy.Provisioner     = (*Backend)(nil)
+	_ caddy.Validator       = (*Backend)(nil)
+	_ caddy.CleanerUpper    = (*Backend)(nil)
+	_ caddyfile.Unmarshaler = (*Backend)(nil)
+)

@@ -1,0 +1,141 @@
+package credo
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+
+	"go.uber.org/zap"
+
+	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/upstream/agent"
+)
+
+// createBody is credo-controller's CreateProofRequestOobOptions, which
+// rejects members it does not know.
+type createBody struct {
+	ProtocolVersion string `json:"protocolVersion"`
+	ProofFormats    any    `json:"proofFormats"`
+	GoalCode        string `json:"goalCode,omitempty"`
+	ParentThreadID  string `json:"parentThreadId,omitempty"`
+	AutoAcceptProof string `json:"autoAcceptProof,omitempty"`
+	Comment         string `json:"comment,omitempty"`
+	Label           string `json:"label,omitempty"`
+	InvitationDID   string `json:"invitationDid,omitempty"`
+}
+
+// createAnswer is what proofgate reads of the create-request-oob answer.
+type createAnswer struct {
+	InvitationURL   string          `json:"invitationUrl"`
+	Invitation      json.RawMessage `json:"invitation"`
+	ProofRecordThID string          `json:"proofRecordThId"`
+}
+
+// buildCreate translates the validated request.
+func (b *Backend) buildCreate(org backend.Org, req backend.OOBRequest) createBody {
+	body := createBody{
+		ProtocolVersion: req.ProtocolVersion,
+		GoalCode:        req.GoalCode,
+		ParentThreadID:  req.ParentThreadID,
+		AutoAcceptProof: req.AutoAcceptProof,
+		Comment:         req.Comment,
+		Label:           req.Label,
+	}
+	if req.ReuseConnection {
+		body.InvitationDID = b.InvitationDID
+		if did, ok := b.OrgInvitationDIDs[org.ID]; ok {
+			body.InvitationDID = did
+		}
+	}
+	switch req.RequestType {
+	case backend.RequestPresentationExchange:
+		body.ProofFormats = map[string]any{
+			"presentationExchange": map[string]any{"presentationDefinition": req.PresentationDefinition},
+		}
+	default:
+		indy := *req.Indy
+		// Credo wants both maps, even empty; the agent adds the nonce.
+		if indy.RequestedAttributes == nil {
+			indy.RequestedAttributes = map[string]backend.IndyAttribute{}
+		}
+		if indy.RequestedPredicates == nil {
+			indy.RequestedPredicates = map[string]backend.IndyPredicate{}
+		}
+		body.ProofFormats = map[string]any{"indy": indy}
+	}
+	return body
+}
+
+// SendOutOfBandRequest creates the request and its invitation in one agent
+// call, then reads the new proof record back by thread id, because the
+// agent's answer names the thread but not the record.
+func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req backend.OOBRequest) (backend.OOBResult, error) {
+	call := agent.Request{Method: http.MethodPost, Path: b.createPath(org.Tenant), Body: b.buildCreate(org, req)}
+	resp, err := b.do(ctx, org, call)
+	if err != nil {
+		return backend.OOBResult{}, err
+	}
+	if resp.Status/100 != 2 {
+		return backend.OOBResult{}, b.client.StatusError(call, resp, false)
+	}
+	var ans createAnswer
+	var inv struct {
+		ID string `json:"@id"`
+	}
+	if json.Unmarshal(resp.Body, &ans) != nil || json.Unmarshal(ans.Invitation, &inv) != nil ||
+		inv.ID == "" || ans.InvitationURL == "" || ans.ProofRecordThID == "" {
+		return backend.OOBResult{}, b.client.BadAnswer(call, "create-request-oob answer without invitation, invitationUrl or proofRecordThId")
+	}
+
+	rec, err := b.findByThread(ctx, org, ans.ProofRecordThID)
+	if err != nil {
+		b.client.Logger().Error("proof request created in the agent but its record could not be read back",
+			zap.String("thread_id", ans.ProofRecordThID), zap.String("org", org.ID), zap.Error(err))
+		return backend.OOBResult{}, &agent.OrphanError{ThreadID: ans.ProofRecordThID, Err: err}
+	}
+	rec.OrgID = org.ID
+	if rec.AutoAcceptProof == "" {
+		rec.AutoAcceptProof = req.AutoAcceptProof
+	}
+	if err := b.owners.Remember(ctx, rec.ID, org, rec.ThreadID); err != nil {
+		return backend.OOBResult{}, err
+	}
+	return backend.OOBResult{
+		ProofRecord:   rec,
+		Invitation:    ans.Invitation,
+		OutOfBandID:   inv.ID,
+		InvitationURL: ans.InvitationURL,
+	}, nil
+}
+
+// findByThread reads the verifier's record of thread thid.
+func (b *Backend) findByThread(ctx context.Context, org backend.Org, thid string) (backend.ProofRecord, error) {
+	call := agent.Request{
+		Method: http.MethodGet, Path: b.listPath(org.Tenant),
+		Query: url.Values{"threadId": {thid}}, Idempotent: true,
+	}
+	resp, err := b.do(ctx, org, call)
+	if err != nil {
+		return backend.ProofRecord{}, err
+	}
+	if resp.Status/100 != 2 {
+		return backend.ProofRecord{}, b.client.StatusError(call, resp, false)
+	}
+	var list []json.RawMessage
+	if json.Unmarshal(resp.Body, &list) != nil {
+		return backend.ProofRecord{}, b.client.BadAnswer(call, "proof list is not a JSON array")
+	}
+	for _, raw := range list {
+		rec, err := normalize(raw)
+		if err != nil {
+			continue
+		}
+		// The same thread can have a prover-side record in the same wallet
+		// (an agent that proves to itself); ours is the verifier's.
+		if rec.ThreadID == thid && rec.Role == backend.RoleVerifier {
+			return rec, nil
+		}
+	}
+	return backend.ProofRecord{}, b.client.BadAnswer(call, "no verifier record with the created thread id")
+}

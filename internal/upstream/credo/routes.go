@@ -1,0 +1,102 @@
+package credo
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+
+	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/upstream/agent"
+)
+
+// Paths of the two layouts. In the default one the tenant is chosen by its
+// token; in the legacy one by the last path segment.
+
+func (b *Backend) createPath(tenant string) string {
+	switch {
+	case !b.legacy:
+		return "/didcomm/proofs/create-request-oob"
+	case tenant == "":
+		return "/proofs/create-request-oob"
+	default:
+		return "/multi-tenancy/proofs/create-request-oob/" + url.PathEscape(tenant)
+	}
+}
+
+func (b *Backend) acceptPath(id, tenant string) string {
+	switch {
+	case !b.legacy:
+		return "/didcomm/proofs/" + url.PathEscape(id) + "/accept-presentation"
+	case tenant == "":
+		return "/proofs/" + url.PathEscape(id) + "/accept-presentation"
+	default:
+		return "/multi-tenancy/proofs/" + url.PathEscape(id) + "/accept-presentation/" + url.PathEscape(tenant)
+	}
+}
+
+func (b *Backend) listPath(tenant string) string {
+	switch {
+	case !b.legacy:
+		return "/didcomm/proofs"
+	case tenant == "":
+		return "/proofs"
+	default:
+		return "/multi-tenancy/proofs/" + url.PathEscape(tenant)
+	}
+}
+
+func (b *Backend) getPath(id, tenant string) string {
+	switch {
+	case !b.legacy:
+		return "/didcomm/proofs/" + url.PathEscape(id)
+	case tenant == "":
+		return "/proofs/" + url.PathEscape(id)
+	default:
+		return "/multi-tenancy/proofs/" + url.PathEscape(id) + "/" + url.PathEscape(tenant)
+	}
+}
+
+// do sends req as org: with the agent's own token for a dedicated agent
+// and in the legacy layout, else with the org's tenant token.
+func (b *Backend) do(ctx context.Context, org backend.Org, req agent.Request) (*agent.Response, error) {
+	if b.legacy || org.Tenant == "" {
+		req.Header = http.Header{}
+		b.authorize(req.Header)
+		return b.client.Do(ctx, req)
+	}
+	return b.client.DoTenant(ctx, req, b.tokens, org.Tenant, func(h http.Header, tok string) {
+		h.Set("Authorization", "Bearer "+tok)
+	})
+}
+
+// fetchTenantToken asks the agent for a tenant's token with the
+// base-wallet token. Its failures never read as "record not found".
+func (b *Backend) fetchTenantToken(ctx context.Context, tenant string) (string, error) {
+	req := agent.Request{
+		Method: http.MethodPost,
+		Path:   "/multi-tenancy/get-token/" + url.PathEscape(tenant),
+		Header: http.Header{},
+		// Minting a token changes nothing in the agent: safe to repeat.
+		Idempotent: true,
+	}
+	b.authorize(req.Header)
+	resp, err := b.client.Do(ctx, req)
+	if err != nil {
+		return "", err
+	}
+	if resp.Status == http.StatusNotFound {
+		_ = b.client.StatusError(req, resp, false)
+		return "", &backend.UpstreamError{Status: resp.Status, Message: "the agent does not know the org's tenant"}
+	}
+	if resp.Status/100 != 2 {
+		return "", b.client.StatusError(req, resp, false)
+	}
+	var ans struct {
+		Token string `json:"token"`
+	}
+	if json.Unmarshal(resp.Body, &ans) != nil || ans.Token == "" {
+		return "", b.client.BadAnswer(req, "get-token answer without token")
+	}
+	return ans.Token, nil
+}

@@ -1,0 +1,356 @@
+package openapitest
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/uuid"
+)
+
+// CredoOptions shape a fake credo-controller.
+type CredoOptions struct {
+	// Legacy serves the layout before credo-controller 2.0.0's token
+	// management (2025-08): /proofs/... for a dedicated agent,
+	// /multi-tenancy/proofs/...{tenantId} for tenants, the one static
+	// token as a raw Authorization header. No document was published for
+	// it; requests are checked against the same operations of the current
+	// document after rewriting the path.
+	Legacy bool
+	// Tenants makes a multi-tenant agent with these tenant ids; none makes
+	// a dedicated agent.
+	Tenants []string
+}
+
+// Tokens of the fake credo-controller.
+const (
+	CredoDedicatedToken = "dedicated-agent-jwt"
+	CredoRootToken      = "base-wallet-jwt"
+)
+
+// Credo is a fake credo-controller: proof records per tenant, the
+// create-request-oob, accept-presentation, list and get routes, and tenant
+// tokens.
+type Credo struct {
+	*Server
+	opts CredoOptions
+
+	mu      sync.Mutex
+	records map[string]map[string]map[string]any // tenant → id → ProofExchangeRecord JSON
+	tokens  map[string]string                    // tenant token → tenant
+	issued  int
+}
+
+// NewCredo starts a fake credo-controller for the test.
+func NewCredo(t testing.TB, opts CredoOptions) *Credo {
+	c := &Credo{opts: opts, records: map[string]map[string]map[string]any{}, tokens: map[string]string{}}
+	for _, tn := range opts.Tenants {
+		c.records[tn] = map[string]map[string]any{}
+	}
+	if len(opts.Tenants) == 0 {
+		c.records[""] = map[string]map[string]any{}
+	}
+	o := Options{Doc: CredoDoc, Handler: http.HandlerFunc(c.serve), Authenticate: c.authForm}
+	if opts.Legacy {
+		o.Rewrite = credoLegacyRewrite
+	}
+	c.Server = NewServer(t, o)
+	return c
+}
+
+// credoLegacyRewrite maps the legacy layout to the current document.
+func credoLegacyRewrite(method, p string) string {
+	seg := strings.Split(strings.Trim(p, "/"), "/")
+	switch {
+	case len(seg) >= 1 && seg[0] == "proofs":
+		return "/didcomm/" + strings.Join(seg, "/")
+	case len(seg) >= 3 && seg[0] == "multi-tenancy" && seg[1] == "proofs":
+		rest := seg[2:]
+		switch {
+		case method == http.MethodPost && rest[0] == "create-request-oob" && len(rest) == 2:
+			return "/didcomm/proofs/create-request-oob"
+		case method == http.MethodPost && len(rest) == 3 && rest[1] == "accept-presentation":
+			return "/didcomm/proofs/" + rest[0] + "/accept-presentation"
+		case method == http.MethodGet && len(rest) == 1:
+			return "/didcomm/proofs"
+		case method == http.MethodGet && len(rest) == 2:
+			return "/didcomm/proofs/" + rest[0]
+		}
+	}
+	return p
+}
+
+// authForm checks the credential's form against the security scheme:
+// bearer for the document's "jwt", any value for "apiKey". The legacy
+// layout used the raw static token on every route.
+func (c *Credo) authForm(r *http.Request, scheme *openapi3.SecurityScheme, name string) error {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return fmt.Errorf("no Authorization header")
+	}
+	if c.opts.Legacy {
+		if strings.HasPrefix(h, "Bearer ") {
+			return fmt.Errorf("the legacy layout takes the raw token, not a Bearer credential")
+		}
+		return nil
+	}
+	if scheme.Type == "http" && scheme.Scheme == "bearer" {
+		if _, ok := BearerOrRaw(h); !ok {
+			return fmt.Errorf("scheme %s wants an Authorization: Bearer credential", name)
+		}
+	}
+	return nil
+}
+
+// SetState moves a record to state, as the holder's answer would.
+func (c *Credo) SetState(tenant, id, state string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if rec := c.records[tenant][id]; rec != nil {
+		rec["state"] = state
+		if state == "presentation-received" {
+			rec["isVerified"] = true
+		}
+	}
+}
+
+// Records returns a copy of tenant's records.
+func (c *Credo) Records(tenant string) []map[string]any {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []map[string]any
+	for _, r := range c.records[tenant] {
+		cp := map[string]any{}
+		for k, v := range r {
+			cp[k] = v
+		}
+		out = append(out, cp)
+	}
+	return out
+}
+
+// RevokeTenantTokens forgets every issued tenant token (a restarted agent
+// with a new secret), so the next tenant call gets a 401.
+func (c *Credo) RevokeTenantTokens() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.tokens = map[string]string{}
+}
+
+// TokensIssued counts get-token calls answered.
+func (c *Credo) TokensIssued() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.issued
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func (c *Credo) unauthorized(w http.ResponseWriter) {
+	writeJSON(w, http.StatusUnauthorized, map[string]string{"message": "Unauthorized"})
+}
+
+// tenantOf authenticates r and returns the tenant it acts for ("" for a
+// dedicated agent), or false after answering 401.
+func (c *Credo) tenantOf(w http.ResponseWriter, r *http.Request, op string) (string, bool) {
+	tok, _ := BearerOrRaw(r.Header.Get("Authorization"))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	multi := len(c.opts.Tenants) > 0
+	if c.opts.Legacy {
+		want := CredoDedicatedToken
+		if multi {
+			want = CredoRootToken
+		}
+		if tok != want {
+			c.unauthorized(w)
+			return "", false
+		}
+		if !multi {
+			return "", true
+		}
+		seg := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+		if seg[0] != "multi-tenancy" {
+			// A multi-tenant agent's own wallet has no proofs here.
+			c.unauthorized(w)
+			return "", false
+		}
+		tn := seg[len(seg)-1]
+		if _, ok := c.records[tn]; !ok {
+			writeJSON(w, http.StatusNotFound, map[string]string{"reason": "tenant not found"})
+			return "", false
+		}
+		return tn, true
+	}
+	if !multi {
+		if tok != CredoDedicatedToken || strings.HasPrefix(r.URL.Path, "/multi-tenancy/") {
+			c.unauthorized(w)
+			return "", false
+		}
+		return "", true
+	}
+	if op == "GetTenantToken" {
+		if tok != CredoRootToken {
+			c.unauthorized(w)
+			return "", false
+		}
+		return "", true
+	}
+	tn, ok := c.tokens[tok]
+	if !ok {
+		c.unauthorized(w)
+		return "", false
+	}
+	return tn, true
+}
+
+func (c *Credo) serve(w http.ResponseWriter, r *http.Request) {
+	op, params := Operation(r)
+	tenant, ok := c.tenantOf(w, r, op)
+	if !ok {
+		return
+	}
+	notFound := func(id string) {
+		if c.opts.Legacy {
+			writeJSON(w, http.StatusNotFound, map[string]string{"reason": fmt.Sprintf("proof with proofRecordId %q not found.", id)})
+			return
+		}
+		writeJSON(w, http.StatusNotFound, map[string]string{"message": fmt.Sprintf("ProofRecord: record with id %s not found.", id)})
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch op {
+	case "GetTenantToken":
+		tn := params["tenantId"]
+		if _, ok := c.records[tn]; !ok {
+			writeJSON(w, http.StatusNotFound, map[string]string{"reason": "Tenant not found"})
+			return
+		}
+		c.issued++
+		tok := fmt.Sprintf("tenant-jwt-%s-%d", tn, c.issued)
+		c.tokens[tok] = tn
+		writeJSON(w, http.StatusOK, map[string]string{"token": tok})
+
+	case "CreateRequest":
+		var body map[string]any
+		_ = json.Unmarshal(mustBody(r), &body)
+		c.create(w, r, tenant, body)
+
+	case "GetAllProofs":
+		th := r.URL.Query().Get("threadId")
+		out := []map[string]any{}
+		for _, rec := range c.records[tenant] {
+			if th == "" || rec["threadId"] == th {
+				out = append(out, rec)
+			}
+		}
+		writeJSON(w, http.StatusOK, out)
+
+	case "GetProofById":
+		id := params["proofRecordId"]
+		rec := c.records[tenant][id]
+		if rec == nil {
+			notFound(id)
+			return
+		}
+		writeJSON(w, http.StatusOK, rec)
+
+	case "AcceptPresentation":
+		id := params["proofRecordId"]
+		rec := c.records[tenant][id]
+		if rec == nil {
+			notFound(id)
+			return
+		}
+		if st := rec["state"]; st != "presentation-received" {
+			writeJSON(w, http.StatusInternalServerError, map[string]string{
+				"message": fmt.Sprintf("CredoError: Proof record is in invalid state %s. Valid states are: presentation-received.", st),
+			})
+			return
+		}
+		rec["state"] = "done"
+		rec["updatedAt"] = now()
+		writeJSON(w, http.StatusOK, rec)
+
+	default:
+		writeJSON(w, http.StatusNotImplemented, map[string]string{"message": "not faked: " + op})
+	}
+}
+
+func now() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z") }
+
+func (c *Credo) create(w http.ResponseWriter, r *http.Request, tenant string, body map[string]any) {
+	id, thid, oobID := uuid.NewString(), uuid.NewString(), uuid.NewString()
+	ts := now()
+	rec := map[string]any{
+		"_tags":           map[string]any{"state": "request-sent", "threadId": thid, "role": "verifier"},
+		"metadata":        map[string]any{},
+		"id":              id,
+		"createdAt":       ts,
+		"updatedAt":       ts,
+		"protocolVersion": body["protocolVersion"],
+		"state":           "request-sent",
+		"role":            "verifier",
+		"threadId":        thid,
+	}
+	for _, k := range []string{"parentThreadId", "autoAcceptProof"} {
+		if v, ok := body[k]; ok {
+			rec[k] = v
+		}
+	}
+	c.records[tenant][id] = rec
+
+	reqMsg := map[string]any{
+		"@type":   "https://didcomm.org/present-proof/2.0/request-presentation",
+		"@id":     uuid.NewString(),
+		"~thread": map[string]any{"thid": thid},
+		"formats": []any{},
+	}
+	rb, _ := json.Marshal(reqMsg)
+	inv := map[string]any{
+		"@type":       "https://didcomm.org/out-of-band/1.1/invitation",
+		"@id":         oobID,
+		"messageType": "https://didcomm.org/out-of-band/1.1/invitation",
+		"accept":      []string{"didcomm/aip1", "didcomm/aip2;env=rfc19"},
+		"services":    []string{"did:peer:2.fake"},
+		"requests~attach": []any{map[string]any{
+			"@id": "request-0", "mime-type": "application/json",
+			"data": map[string]any{"base64": base64.StdEncoding.EncodeToString(rb)},
+		}},
+	}
+	if l, ok := body["label"]; ok {
+		inv["label"] = l
+	}
+	if g, ok := body["goalCode"]; ok {
+		inv["goal_code"] = g
+	}
+	ib, _ := json.Marshal(inv)
+	invDID := "did:peer:2.fake"
+	if d, ok := body["invitationDid"].(string); ok && d != "" {
+		invDID = ""
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"invitationUrl":   "http://" + r.Host + "?oob=" + base64.RawURLEncoding.EncodeToString(ib),
+		"invitation":      inv,
+		"outOfBandRecord": map[string]any{"id": uuid.NewString(), "state": "await-response", "role": "sender", "outOfBandInvitation": inv},
+		"invitationDid":   invDID,
+		"proofRecordThId": thid,
+		"proofMessageId":  reqMsg["@id"],
+	})
+}
+
+func mustBody(r *http.Request) []byte {
+	b, _ := io.ReadAll(r.Body) // already read and capped by Server
+	return b
+}
