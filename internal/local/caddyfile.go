@@ -1,0 +1,72 @@
+package local
+
+import (
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+)
+
+// UnmarshalCaddyfile reads the backend's block. The dispenser starts at
+// the backend type ("local"), as caddyfile.UnmarshalModule gives it:
+//
+//	local {
+//		public_url       <url>
+//		didcomm_endpoint <url>
+//		label            <text>
+//		cluster
+//		storage <module> {
+//			<module options>
+//		}
+//	}
+func (l *Local) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next() // the backend type
+	if d.NextArg() {
+		return d.Errf("local backend takes no arguments, got %q; options go in its block", d.Val())
+	}
+	seen := map[string]bool{}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		opt := d.Val()
+		if seen[opt] {
+			return d.Errf("local backend: %s given twice", opt)
+		}
+		seen[opt] = true
+		switch opt {
+		case "public_url", "didcomm_endpoint", "label":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.ArgErr()
+			}
+			switch opt {
+			case "public_url":
+				l.PublicURL = v
+			case "didcomm_endpoint":
+				l.DIDCommEndpoint = v
+			default:
+				l.Label = v
+			}
+		case "cluster":
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+			l.Cluster = true
+		case "storage":
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			name := d.Val()
+			modID := "caddy.storage." + name
+			unm, err := caddyfile.UnmarshalModule(d, modID)
+			if err != nil {
+				return err
+			}
+			st, ok := unm.(caddy.StorageConverter)
+			if !ok {
+				return d.Errf("module %s is not a caddy.StorageConverter", modID)
+			}
+			l.StorageRaw = caddyconfig.JSONModuleObject(st, "module", name, nil)
+		default:
+			return d.Errf("local backend: unknown option %q", opt)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,204 @@
+// Package local is the Caddy module proofgate.backends.local: the embedded
+// verifier (DESIGN §4). It keeps proof records in Caddy storage and talks
+// to wallets itself, with no agent behind it. The work is done by
+// internal/proofs; this package is its Caddy shell.
+package local
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/certmagic"
+
+	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/proofs"
+)
+
+func init() {
+	caddy.RegisterModule(Local{})
+}
+
+// maxLabel caps the label: it ends up in every invitation and QR code.
+const maxLabel = 200
+
+// Local is the embedded verifier backend. It builds present-proof
+// requests and RFC 0434 out-of-band invitations itself and keeps its proof
+// records in Caddy storage under proofgate/.
+type Local struct {
+	// PublicURL is the public base URL of this verifier: invitation URLs
+	// are <public_url>?oob=<invitation>, and the short URLs the gateway
+	// hands out live under it. Required; an absolute http or https URL.
+	PublicURL string `json:"public_url,omitempty"`
+
+	// DIDCommEndpoint is the DIDComm endpoint advertised to wallets in
+	// invitations, where they post their presentations. Default:
+	// <public_url>/didcomm.
+	DIDCommEndpoint string `json:"didcomm_endpoint,omitempty"`
+
+	// Label is the invitation label (the verifier name wallets show) for
+	// requests that do not bring their own.
+	Label string `json:"label,omitempty"`
+
+	// Cluster makes every record transition (presentation received,
+	// accept) also take a storage lock, so that Caddy instances sharing
+	// one storage never both accept a record. Within one instance an
+	// in-process lock already does; leave this off on a single machine,
+	// where the storage lock would only add writes.
+	Cluster bool `json:"cluster,omitempty"`
+
+	// StorageRaw is the Caddy storage module holding records and keys.
+	// Default: Caddy's global storage.
+	StorageRaw json.RawMessage `json:"storage,omitempty" caddy:"namespace=caddy.storage inline_key=module"`
+
+	svc *proofs.Service
+}
+
+// Interface guards.
+var (
+	_ caddy.Module          = (*Local)(nil)
+	_ caddy.Provisioner     = (*Local)(nil)
+	_ caddy.Validator       = (*Local)(nil)
+	_ caddyfile.Unmarshaler = (*Local)(nil)
+	_ backend.Backend       = (*Local)(nil)
+)
+
+// CaddyModule returns the Caddy module information.
+func (Local) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "proofgate.backends.local",
+		New: func() caddy.Module { return new(Local) },
+	}
+}
+
+// Provision resolves placeholders, fills defaults, opens the storage and
+// sets up the verifier.
+func (l *Local) Provision(ctx caddy.Context) error {
+	repl := caddy.NewReplacer()
+	l.PublicURL = repl.ReplaceKnown(l.PublicURL, "")
+	l.DIDCommEndpoint = repl.ReplaceKnown(l.DIDCommEndpoint, "")
+	l.Label = repl.ReplaceKnown(l.Label, "")
+	if err := l.check(); err != nil {
+		return err
+	}
+	if l.DIDCommEndpoint == "" {
+		l.DIDCommEndpoint = defaultEndpoint(l.PublicURL)
+	}
+
+	var storage certmagic.Storage
+	if l.StorageRaw != nil {
+		mod, err := ctx.LoadModule(l, "StorageRaw")
+		if err != nil {
+			return fmt.Errorf("loading storage module: %v", err)
+		}
+		storage, err = mod.(caddy.StorageConverter).CertMagicStorage()
+		if err != nil {
+			return fmt.Errorf("creating storage: %v", err)
+		}
+	} else {
+		storage = ctx.Storage()
+	}
+
+	svc, err := proofs.New(storage, proofs.Config{
+		PublicURL:    l.PublicURL,
+		Endpoint:     l.DIDCommEndpoint,
+		Label:        l.Label,
+		ClusterLocks: l.Cluster,
+	})
+	if err != nil {
+		return err
+	}
+	l.svc = svc
+	return nil
+}
+
+// Validate checks the options.
+func (l *Local) Validate() error {
+	return l.check()
+}
+
+func (l *Local) check() error {
+	if l.PublicURL == "" {
+		return fmt.Errorf("public_url is required")
+	}
+	if err := checkURL(l.PublicURL, "http", "https"); err != nil {
+		return fmt.Errorf("public_url: %v", err)
+	}
+	if l.DIDCommEndpoint != "" {
+		if err := checkURL(l.DIDCommEndpoint, "http", "https", "ws", "wss"); err != nil {
+			return fmt.Errorf("didcomm_endpoint: %v", err)
+		}
+	}
+	if len(l.Label) > maxLabel {
+		return fmt.Errorf("label: longer than %d bytes", maxLabel)
+	}
+	return nil
+}
+
+// checkURL requires an absolute URL with one of schemes, a host, and no
+// credentials or fragment (which would not survive into a wallet's request).
+func checkURL(raw string, schemes ...string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("%q is not a URL: %v", raw, err)
+	}
+	ok := false
+	for _, s := range schemes {
+		ok = ok || u.Scheme == s
+	}
+	switch {
+	case !ok:
+		return fmt.Errorf("%q: scheme must be %s", raw, strings.Join(schemes, " or "))
+	case u.Host == "" || u.Hostname() == "":
+		return fmt.Errorf("%q has no host", raw)
+	case u.User != nil:
+		return fmt.Errorf("%q must not contain credentials", raw)
+	case u.Fragment != "" || strings.Contains(raw, "#"):
+		return fmt.Errorf("%q must not have a fragment", raw)
+	}
+	return nil
+}
+
+// defaultEndpoint is <public_url>/didcomm, without public_url's query.
+func defaultEndpoint(publicURL string) string {
+	u, _ := url.Parse(publicURL) // checked
+	u.RawQuery, u.ForceQuery, u.Fragment = "", false, ""
+	u.Path = strings.TrimRight(u.Path, "/") + "/didcomm"
+	if u.RawPath != "" { // keep escapes such as %2F
+		u.RawPath = strings.TrimRight(u.RawPath, "/") + "/didcomm"
+	}
+	return u.String()
+}
+
+// SendOutOfBandRequest implements backend.Backend.
+func (l *Local) SendOutOfBandRequest(ctx context.Context, org backend.Org, req backend.OOBRequest) (backend.OOBResult, error) {
+	return l.svc.Create(ctx, org, req)
+}
+
+// AcceptPresentation implements backend.Backend: the record moves from
+// presentation-received to done and its ack is built.
+func (l *Local) AcceptPresentation(ctx context.Context, org backend.Org, proofRecordID string) (backend.ProofRecord, error) {
+	return l.svc.Accept(ctx, org, proofRecordID)
+}
+
+// RecordOrg implements backend.Backend.
+func (l *Local) RecordOrg(ctx context.Context, proofRecordID string) (string, error) {
+	return l.svc.RecordOrg(ctx, proofRecordID)
+}
+
+// LoadRecord returns a proof record (backend.ErrNotFound if unknown).
+func (l *Local) LoadRecord(ctx context.Context, proofRecordID string) (backend.ProofRecord, error) {
+	return l.svc.LoadRecord(ctx, proofRecordID)
+}
+
+// Invitation returns a record's invitation JSON and long ?oob= URL.
+func (l *Local) Invitation(ctx context.Context, proofRecordID string) (json.RawMessage, string, error) {
+	return l.svc.Invitation(ctx, proofRecordID)
+}
+
+// Service is the verifier behind the module, for the DIDComm endpoint.
+func (l *Local) Service() *proofs.Service { return l.svc }
