@@ -41,7 +41,8 @@ type Local struct {
 	DIDCommEndpoint string `json:"didcomm_endpoint,omitempty"`
 
 	// Label is the invitation label (the verifier name wallets show) for
-	// requests that do not bring their own.
+	// requests that do not bring their own. Default: the host of
+	// public_url (wallets expect every invitation to have a label).
 	Label string `json:"label,omitempty"`
 
 	// Cluster makes every record transition (presentation received,
@@ -103,10 +104,15 @@ func (l *Local) Provision(ctx caddy.Context) error {
 		storage = ctx.Storage()
 	}
 
+	label := l.Label
+	if label == "" {
+		u, _ := url.Parse(l.PublicURL) // checked
+		label = u.Hostname()
+	}
 	svc, err := proofs.New(storage, proofs.Config{
 		PublicURL:    l.PublicURL,
 		Endpoint:     l.DIDCommEndpoint,
-		Label:        l.Label,
+		Label:        label,
 		ClusterLocks: l.Cluster,
 	})
 	if err != nil {

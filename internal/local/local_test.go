@@ -219,6 +219,24 @@ func TestProvisionAndServe(t *testing.T) {
 	}
 }
 
+func TestDefaultLabel(t *testing.T) {
+	l, _ := provision(t, `{"public_url":"https://verifier.example.com:8443/x","storage":"STORAGE"}`)
+	res, err := l.SendOutOfBandRequest(context.Background(), backend.Org{ID: "o"}, backend.OOBRequest{
+		RequestType: backend.RequestPresentationExchange, ProtocolVersion: backend.ProtocolV2,
+		PresentationDefinition: json.RawMessage(`{"id":"d","input_descriptors":[]}`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inv proofs.Invitation
+	if err := json.Unmarshal(res.Invitation, &inv); err != nil {
+		t.Fatal(err)
+	}
+	if inv.Label != "verifier.example.com" || inv.Services[0].ServiceEndpoint != "https://verifier.example.com:8443/x/didcomm" {
+		t.Fatalf("invitation %s", res.Invitation)
+	}
+}
+
 func TestProvisionErrors(t *testing.T) {
 	for name, cfg := range map[string]string{
 		"no public_url": `{}`,
