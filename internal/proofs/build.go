@@ -1,6 +1,7 @@
 package proofs
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
@@ -13,6 +14,19 @@ import (
 
 	"github.com/proofgate/proofgate/internal/backend"
 )
+
+// marshal is json.Marshal without HTML escaping: these messages are read
+// by agents, not embedded in HTML, and "p_type":">=" should stay readable
+// rather than become "\u003e=".
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
 
 // nonceLimit is 2^80: AnonCreds nonces are 80-bit decimal strings.
 var nonceLimit = new(big.Int).Lsh(big.NewInt(1), 80)
@@ -80,7 +94,7 @@ func BuildRequest(req backend.OOBRequest, p RequestParams) (Built, error) {
 		if nonce, err = NewNonce(); err != nil {
 			return Built{}, err
 		}
-		b, err := json.Marshal(anonCredsRequest(req.Indy, nonce))
+		b, err := marshal(anonCredsRequest(req.Indy, nonce))
 		if err != nil {
 			return Built{}, err
 		}
@@ -98,7 +112,7 @@ func BuildRequest(req backend.OOBRequest, p RequestParams) (Built, error) {
 			return Built{}, err
 		}
 		nonce = challenge.String()
-		b, err := json.Marshal(DIFRequest{
+		b, err := marshal(DIFRequest{
 			Options:                DIFOptions{Challenge: nonce, Domain: p.Domain},
 			PresentationDefinition: req.PresentationDefinition,
 		})
@@ -137,7 +151,7 @@ func BuildRequest(req backend.OOBRequest, p RequestParams) (Built, error) {
 	default:
 		return Built{}, fmt.Errorf("proofs: unknown protocol version %q", req.ProtocolVersion)
 	}
-	b, err := json.Marshal(msg)
+	b, err := marshal(msg)
 	if err != nil {
 		return Built{}, err
 	}
@@ -178,10 +192,11 @@ type InvitationParams struct {
 // BuildInvitation wraps a request-presentation in a connectionless RFC
 // 0434 1.1 invitation with one inline did-communication service.
 //
-// The request goes in as base64, as Credo (the agent CREDEBL wallets and
-// controllers are built on) attaches it: every receiver must accept both
-// base64 and json (RFC 0017), and base64 keeps the signed-over bytes of the
-// message exactly as built.
+// The request goes in as data.json, as ACA-Py attaches it (Credo uses
+// base64; receivers must take both, RFC 0017, and both Credo's
+// Attachment.getDataAsJson and ACA-Py's AttachDecorator do). JSON keeps
+// the ?oob= URL about a quarter shorter than base64 inside base64url would,
+// which matters because the URL is what goes into the QR code.
 func BuildInvitation(p InvitationParams) ([]byte, error) {
 	inv := Invitation{
 		Type:     TypeInvitation,
@@ -192,7 +207,7 @@ func BuildInvitation(p InvitationParams) ([]byte, error) {
 		Requests: []Attachment{{
 			ID:       AttachIDRequest,
 			MimeType: "application/json",
-			Data:     AttachData{Base64: base64.StdEncoding.EncodeToString(p.Request)},
+			Data:     AttachData{JSON: p.Request},
 		}},
 		Services: []InlineService{{
 			ID:              "#inline-0",
@@ -205,7 +220,7 @@ func BuildInvitation(p InvitationParams) ([]byte, error) {
 	if p.ParentThreadID != "" {
 		inv.Thread = &Thread{PThID: p.ParentThreadID}
 	}
-	return json.Marshal(inv)
+	return marshal(inv)
 }
 
 // InvitationURL returns the RFC 0434 long URL: base with an oob query
@@ -237,5 +252,5 @@ func BuildAck(protocolVersion, threadID, invitationID string) ([]byte, error) {
 	if protocolVersion == backend.ProtocolV1 {
 		typ = TypeAckV1
 	}
-	return json.Marshal(Ack{Type: typ, ID: id.String(), Status: "OK", Thread: Thread{ThID: threadID, PThID: invitationID}})
+	return marshal(Ack{Type: typ, ID: id.String(), Status: "OK", Thread: Thread{ThID: threadID, PThID: invitationID}})
 }

@@ -135,10 +135,10 @@ func (k *keyring) loadOrCreate(ctx context.Context, orgID string) (OrgKey, error
 	// key, never a pointer to nothing.
 	doc := orgKeyDoc{OrgID: orgID, Seed: priv.Seed(), CreatedAt: k.now().UTC().Format(backend.TimeFormat)}
 	if err := k.store.Put(ctx, verkey, doc); err != nil {
-		return OrgKey{}, fmt.Errorf("%w: %w", backend.ErrUnavailable, err)
+		return OrgKey{}, err
 	}
 	if err := k.store.Put(ctx, name, orgPointer{OrgID: orgID, Verkey: verkey}); err != nil {
-		return OrgKey{}, fmt.Errorf("%w: %w", backend.ErrUnavailable, err)
+		return OrgKey{}, err
 	}
 	ok = OrgKey{OrgID: orgID, Key: priv}
 	k.remember(ok)
@@ -150,10 +150,7 @@ func (k *keyring) loadOrCreate(ctx context.Context, orgID string) (OrgKey, error
 func (k *keyring) load(ctx context.Context, orgID, name string) (OrgKey, error) {
 	var p orgPointer
 	if err := k.store.Get(ctx, name, &p); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return OrgKey{}, err
-		}
-		return OrgKey{}, fmt.Errorf("%w: %w", backend.ErrUnavailable, err)
+		return OrgKey{}, err
 	}
 	if p.OrgID != orgID {
 		return OrgKey{}, fmt.Errorf("proofs: key pointer %s names org %q, not %q", name, p.OrgID, orgID)
@@ -187,7 +184,7 @@ func (k *keyring) forVerkey(ctx context.Context, verkey string) (OrgKey, error) 
 		if errors.Is(err, store.ErrNotFound) {
 			return OrgKey{}, backend.ErrNotFound
 		}
-		return OrgKey{}, fmt.Errorf("%w: %w", backend.ErrUnavailable, err)
+		return OrgKey{}, err
 	}
 	if len(doc.Seed) != ed25519.SeedSize {
 		return OrgKey{}, fmt.Errorf("proofs: key %s: bad seed", verkey)

@@ -19,8 +19,8 @@ type Doc struct {
 	Record backend.ProofRecord `json:"record"`
 	// RequestType is indy or presentationExchange.
 	RequestType backend.RequestType `json:"requestType"`
-	// Request is the request-presentation exactly as attached to the
-	// invitation; the presentation is checked against it.
+	// Request is the request-presentation attached to the invitation; the
+	// presentation is checked against it.
 	Request json.RawMessage `json:"request"`
 	// Nonce is the AnonCreds nonce (indy) or DIF challenge (PE) the
 	// presentation must carry.

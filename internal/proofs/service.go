@@ -72,6 +72,8 @@ func New(storage certmagic.Storage, cfg Config) (*Service, error) {
 	}, nil
 }
 
+// unavailable marks a storage failure that did not come through store
+// (locks) as backend.ErrUnavailable.
 func unavailable(err error) error {
 	return fmt.Errorf("%w: %w", backend.ErrUnavailable, err)
 }
@@ -177,7 +179,7 @@ func (s *Service) Create(ctx context.Context, org backend.Org, req backend.OOBRe
 		// Some storage modules can fail after writing (a timeout on the
 		// reply); make sure no record of a failed request survives.
 		_ = s.records.Delete(context.WithoutCancel(ctx), doc.Record.ID)
-		return backend.OOBResult{}, unavailable(err)
+		return backend.OOBResult{}, err
 	}
 	return backend.OOBResult{
 		ProofRecord:   doc.Record,
@@ -203,7 +205,7 @@ func (s *Service) load(ctx context.Context, id uuid.UUID) (*Doc, error) {
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, backend.ErrNotFound
 		}
-		return nil, unavailable(err)
+		return nil, err // store marks I/O failures backend.ErrUnavailable
 	}
 	if doc.Record.ID != id.String() {
 		return nil, fmt.Errorf("proofs: record %s holds record %q", id, doc.Record.ID)
@@ -264,7 +266,7 @@ func (s *Service) update(ctx context.Context, recordID string, fn func(*Doc) err
 	}
 	doc.Record.UpdatedAt = s.cfg.Now().UTC().Format(backend.TimeFormat)
 	if err := s.records.Put(ctx, id, doc); err != nil {
-		return nil, unavailable(err)
+		return nil, err
 	}
 	return doc, nil
 }

@@ -111,12 +111,10 @@ func decodeURL(t *testing.T, longURL string) decoded {
 	if att["@id"] != "request-0" || att["mime-type"] != "application/json" {
 		t.Fatalf("attachment %v", att)
 	}
-	reqJSON, err := base64.StdEncoding.DecodeString(att["data"].(map[string]any)["base64"].(string))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(reqJSON, &d.req); err != nil {
-		t.Fatal(err)
+	// The request is attached as data.json (see BuildInvitation).
+	var ok bool
+	if d.req, ok = att["data"].(map[string]any)["json"].(map[string]any); !ok {
+		t.Fatalf("attachment data %v", att["data"])
 	}
 	fa := d.req["request_presentations~attach"].([]any)
 	if len(fa) != 1 {
@@ -297,7 +295,7 @@ func checkIndy(t *testing.T, payload []byte) string {
 	}
 	if pr.Name != "Employment check" || pr.Version != "1.0" ||
 		string(pr.RequestedAttributes["attr1"]) != `{"name":"name","restrictions":[{"schema_id":"L5u3AaDjGhV2AjL6mwAjLm:2:employee:1.0"}]}` ||
-		string(pr.RequestedPredicates["pred1"]) != `{"name":"age","p_type":"\u003e=","p_value":18}` {
+		string(pr.RequestedPredicates["pred1"]) != `{"name":"age","p_type":">=","p_value":18}` {
 		t.Fatalf("proof request %s", payload)
 	}
 	return pr.Nonce
