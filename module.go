@@ -27,6 +27,7 @@ import (
 
 	// The built-in providers and backends register themselves.
 	_ "github.com/proofgate/proofgate/internal/auth/apikey"
+	_ "github.com/proofgate/proofgate/internal/local"
 )
 
 func init() {
@@ -140,8 +141,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	publicURL := h.PublicURL
 	if publicURL == "" {
 		for _, b := range r.all {
-			if p, ok := b.(interface{ PublicURL() string }); ok && p.PublicURL() != "" {
-				publicURL = p.PublicURL()
+			if p, ok := b.(interface{ InvitationBaseURL() string }); ok && p.InvitationBaseURL() != "" {
+				publicURL = p.InvitationBaseURL()
 				break
 			}
 		}
