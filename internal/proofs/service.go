@@ -43,9 +43,15 @@ type Service struct {
 	storage certmagic.Storage
 	records *store.Store
 	keys    *keyring
-	locks   keyedMutex
 	domain  string
 }
+
+// recordLocks serializes transitions of one record in this process. It is
+// process-wide, not per Service: during a Caddy config reload the old and
+// the new module instance serve at the same time, and they must not both
+// accept a record. Record ids are random UUIDs, so Services on different
+// storages never contend on one.
+var recordLocks keyedMutex
 
 // New returns a Service keeping records under proofgate/records/ and org
 // keys under proofgate/keys/ in storage.
@@ -248,7 +254,7 @@ func (s *Service) update(ctx context.Context, recordID string, fn func(*Doc) err
 		return nil, backend.ErrNotFound
 	}
 	id := u.String()
-	unlock := s.locks.lock(id)
+	unlock := recordLocks.lock(id)
 	defer unlock()
 	if s.cfg.ClusterLocks {
 		name := store.Prefix + "/locks/records/" + id

@@ -572,25 +572,32 @@ func TestAbandon(t *testing.T) {
 }
 
 func TestConcurrentAccepts(t *testing.T) {
-	for _, cluster := range []bool{false, true} {
-		t.Run(map[bool]string{false: "in-process", true: "cluster locks"}[cluster], func(t *testing.T) {
+	tests := []struct {
+		name      string
+		cluster   bool
+		instances int // Services on the same storage
+	}{
+		{"one instance", false, 1},
+		{"config reload: old and new instance", false, 2},
+		{"cluster locks", true, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
 			st := fileStorage(t)
-			s := newTestService(t, st)
-			s.cfg.ClusterLocks = cluster
-			res, err := s.Create(ctx, testOrg, indyRequest())
+			var instances []*Service
+			for range tt.instances {
+				s := newTestService(t, st)
+				s.cfg.ClusterLocks = tt.cluster
+				instances = append(instances, s)
+			}
+			res, err := instances[0].Create(ctx, testOrg, indyRequest())
 			if err != nil {
 				t.Fatal(err)
 			}
 			id := res.ProofRecord.ID
-			if _, err := s.MarkPresentationReceived(ctx, id, Presentation{Verified: true}); err != nil {
+			if _, err := instances[0].MarkPresentationReceived(ctx, id, Presentation{Verified: true}); err != nil {
 				t.Fatal(err)
-			}
-			instances := []*Service{s}
-			if cluster { // a second instance sharing the storage
-				other := newTestService(t, st)
-				other.cfg.ClusterLocks = true
-				instances = append(instances, other)
 			}
 			const n = 16
 			errs := make([]error, n)
