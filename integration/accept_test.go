@@ -1,0 +1,89 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/caddyserver/certmagic"
+
+	"github.com/proofgate/proofgate/internal/proofs"
+)
+
+// receivePresentation moves a record to presentation-received through the
+// verifier's own API, as the DIDComm inbound side does when a wallet's
+// presentation arrives.
+func receivePresentation(t *testing.T, dataDir, recordID string) {
+	t.Helper()
+	svc, err := proofs.New(&certmagic.FileStorage{Path: dataDir}, proofs.Config{
+		PublicURL: base, Endpoint: base + "/didcomm", Label: "test",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = svc.MarkPresentationReceived(context.Background(), recordID, proofs.Presentation{
+		Message:  json.RawMessage(`{"@type":"https://didcomm.org/present-proof/2.0/presentation"}`),
+		Verified: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func createRecord(t *testing.T) (id, thid string) {
+	t.Helper()
+	r := postJSON(t, oobPath(orgA, "indy"), keyA, indyBody)
+	if r.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	data := r.json(t)["data"].(map[string]any)
+	return data["proofRecordId"].(string), data["proofRecordThId"].(string)
+}
+
+func TestAcceptAfterReload(t *testing.T) {
+	tester, dir := startCaddy(t, "")
+	id, thid := createRecord(t)
+	receivePresentation(t, dir, id)
+
+	// A config reload (a changed option) must not lose records.
+	tester.InitServer(globalOptions(dir)+proofgateSite("short_url_ttl 1h"), "caddyfile")
+
+	r := postJSON(t, acceptPath(id), keyA, "")
+	if r.status != http.StatusOK {
+		t.Fatalf("accept: %d %s", r.status, r.body)
+	}
+	rec := r.json(t)
+	if rec["id"] != id || rec["threadId"] != thid || rec["state"] != "done" || rec["role"] != "verifier" ||
+		rec["protocolVersion"] != "v2" || rec["isVerified"] != true || rec["orgId"] != orgA {
+		t.Fatalf("record %s", r.body)
+	}
+	if _, ok := rec["metadata"].(map[string]any); !ok {
+		t.Fatalf("metadata must be an object: %s", r.body)
+	}
+	wantBody(t, postJSON(t, acceptPath(id), keyA, ""), http.StatusConflict,
+		`{"statusCode":409,"error":"Conflict","message":"proof record is in state \"done\"; a presentation can be accepted only in state \"presentation-received\""}`)
+}
+
+func TestConcurrentAcceptsOneWins(t *testing.T) {
+	_, dir := startCaddy(t, "")
+	id, _ := createRecord(t)
+	receivePresentation(t, dir, id)
+
+	const n = 8
+	statuses := make(chan int, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() { statuses <- postJSON(t, acceptPath(id), keyAll, "").status })
+	}
+	wg.Wait()
+	close(statuses)
+	count := map[int]int{}
+	for s := range statuses {
+		count[s]++
+	}
+	if count[http.StatusOK] != 1 || count[http.StatusConflict] != n-1 {
+		t.Fatalf("statuses %v: want one 200 and %d 409", count, n-1)
+	}
+}

@@ -1,0 +1,112 @@
+package integration
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddytest"
+
+	"github.com/proofgate/proofgate/internal/backend"
+)
+
+func init() {
+	caddy.RegisterModule(panickingBackend{})
+}
+
+// panickingBackend is a backend with a bug: every call panics. It exists
+// to prove that a panic costs the client a 500 with a request id, never a
+// dropped connection.
+type panickingBackend struct{}
+
+func (panickingBackend) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{ID: "proofgate.backends.panicking_test", New: func() caddy.Module { return new(panickingBackend) }}
+}
+
+func (*panickingBackend) UnmarshalCaddyfile(d *caddyfile.Dispenser) error { d.Next(); return nil }
+
+func (*panickingBackend) SendOutOfBandRequest(context.Context, backend.Org, backend.OOBRequest) (backend.OOBResult, error) {
+	panic("bug in backend")
+}
+
+func (*panickingBackend) AcceptPresentation(context.Context, backend.Org, string) (backend.ProofRecord, error) {
+	panic("bug in backend")
+}
+
+func (*panickingBackend) RecordOrg(context.Context, string) (string, error) {
+	panic("bug in backend")
+}
+
+func TestPanicBecomes500(t *testing.T) {
+	tester := caddytest.NewTester(t)
+	tester.InitServer(globalOptions(t.TempDir())+`
+http://localhost:9080 {
+	proofgate {
+		backend buggy panicking_test
+		auth {
+			api_key `+keyA+` org `+orgA+`
+		}
+	}
+}
+`, "caddyfile")
+	for _, path := range []string{oobPath(orgA, "indy"), acceptPath("9b2c6f0e-1d3a-4c5b-8e7f-0a1b2c3d4e5f")} {
+		body := indyBody
+		if strings.HasPrefix(path, "/proofs/") {
+			body = ""
+		}
+		r := postJSON(t, path, keyA, body)
+		if r.status != http.StatusInternalServerError {
+			t.Fatalf("status %d: %s", r.status, r.body)
+		}
+		m := r.json(t)
+		if m["statusCode"] != float64(500) || m["error"] != "Internal Server Error" || m["requestId"] == "" {
+			t.Fatalf("body %s", r.body)
+		}
+		if strings.Contains(string(r.body), "bug in backend") {
+			t.Fatalf("500 leaks internals: %s", r.body)
+		}
+	}
+}
+
+func TestLoadRefusedWithoutAuth(t *testing.T) {
+	caddytest.AssertLoadError(t, globalOptions(t.TempDir())+`
+http://localhost:9080 {
+	proofgate {
+		backend local local {
+			public_url http://localhost:9080
+		}
+	}
+}
+`, "caddyfile", "an auth block with at least one provider")
+}
+
+func TestLoadRefusedWithoutBackend(t *testing.T) {
+	caddytest.AssertLoadError(t, globalOptions(t.TempDir())+`
+http://localhost:9080 {
+	proofgate {
+		auth {
+			api_key `+keyA+` org `+orgA+`
+		}
+	}
+}
+`, "caddyfile", "configure at least one backend")
+}
+
+func TestLoadRefusedWithUnknownDefaultBackend(t *testing.T) {
+	caddytest.AssertLoadError(t, globalOptions(t.TempDir())+`
+http://localhost:9080 {
+	proofgate {
+		backend local local {
+			public_url http://localhost:9080
+		}
+		default_backend agents
+		auth {
+			api_key `+keyA+` org `+orgA+`
+		}
+	}
+}
+`, "caddyfile", `is not a configured backend`)
+}
