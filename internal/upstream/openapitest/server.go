@@ -297,13 +297,23 @@ func Operation(r *http.Request) (op string, params map[string]string) {
 	return ri.op, ri.params
 }
 
-// repair fixes two defects of the generated credo-controller document
-// that make kin-openapi refuse it whole: path parameters used but not
-// declared (accept-proposal), declared here as plain strings, and operation
-// ids used twice (AcceptRequest, CreateSchema...), where every use but the
-// first is renamed "METHOD path". None of the operations proofgate calls
-// needs either repair; their definitions stay as published.
+// repair fixes defects of the generated documents that make kin-openapi
+// refuse them whole: path parameters used but not declared
+// (credo-controller's accept-proposal), declared here as plain strings;
+// operation ids used twice (credo-controller's AcceptRequest,
+// CreateSchema...), where every use but the first is renamed "METHOD path";
+// and tags listed twice (ACA-Py's "AnonCreds - Revocation"). None of the
+// operations proofgate calls needs a repair; they stay as published.
 func repair(doc *openapi3.T) {
+	var tags openapi3.Tags
+	seenTag := map[string]bool{}
+	for _, tg := range doc.Tags {
+		if !seenTag[tg.Name] {
+			seenTag[tg.Name] = true
+			tags = append(tags, tg)
+		}
+	}
+	doc.Tags = tags
 	seen := map[string]bool{}
 	paths := doc.Paths.InMatchingOrder()
 	sort.Strings(paths)

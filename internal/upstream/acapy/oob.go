@@ -1,0 +1,87 @@
+package acapy
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"go.uber.org/zap"
+
+	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/upstream/agent"
+)
+
+// invitationRecord is what proofgate reads of ACA-Py's InvitationRecord.
+type invitationRecord struct {
+	Invitation    json.RawMessage `json:"invitation"`
+	InvitationURL string          `json:"invitation_url"`
+}
+
+// SendOutOfBandRequest creates the presentation request, then an
+// out-of-band invitation carrying it. If the invitation cannot be made,
+// the request is deleted again: nobody could ever answer it.
+func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req backend.OOBRequest) (backend.OOBResult, error) {
+	body, err := buildCreate(req)
+	if err != nil {
+		return backend.OOBResult{}, err
+	}
+	call := agent.Request{Method: http.MethodPost, Path: "/present-proof-2.0/create-request", Body: body}
+	resp, err := b.do(ctx, org, call)
+	if err != nil {
+		return backend.OOBResult{}, err
+	}
+	if resp.Status/100 != 2 {
+		return backend.OOBResult{}, b.client.StatusError(call, resp, false)
+	}
+	rec, err := normalize(resp.Body)
+	if err != nil {
+		return backend.OOBResult{}, b.client.BadAnswer(call, err.Error())
+	}
+
+	icall := agent.Request{Method: http.MethodPost, Path: "/out-of-band/create-invitation", Body: b.buildInvitation(org, req, rec.ID)}
+	iresp, err := b.do(ctx, org, icall)
+	if err == nil && iresp.Status/100 != 2 {
+		err = b.client.StatusError(icall, iresp, false)
+	}
+	var inv invitationRecord
+	var msg struct {
+		ID string `json:"@id"`
+	}
+	if err == nil && (json.Unmarshal(iresp.Body, &inv) != nil || json.Unmarshal(inv.Invitation, &msg) != nil ||
+		msg.ID == "" || inv.InvitationURL == "") {
+		err = b.client.BadAnswer(icall, "create-invitation answer without invitation or invitation_url")
+	}
+	if err != nil {
+		b.discard(org, rec.ID)
+		return backend.OOBResult{}, err
+	}
+
+	rec.OrgID = org.ID
+	rec.AutoAcceptProof = req.AutoAcceptProof
+	if err := b.owners.Remember(ctx, rec.ID, org, rec.ThreadID); err != nil {
+		b.discard(org, rec.ID)
+		return backend.OOBResult{}, err
+	}
+	return backend.OOBResult{
+		ProofRecord:   rec,
+		Invitation:    inv.Invitation,
+		OutOfBandID:   msg.ID,
+		InvitationURL: inv.InvitationURL,
+	}, nil
+}
+
+// discard deletes a presentation exchange that no invitation carries, on
+// a context of its own: the caller's may be what ran out.
+func (b *Backend) discard(org backend.Org, id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), b.TimeoutOrDefault())
+	defer cancel()
+	call := agent.Request{Method: http.MethodDelete, Path: recordPath(id), Idempotent: true}
+	resp, err := b.do(ctx, org, call)
+	if err == nil && resp.Status/100 != 2 && resp.Status != http.StatusNotFound {
+		err = b.client.StatusError(call, resp, true)
+	}
+	if err != nil {
+		b.client.Logger().Error("could not delete a presentation request left without invitation",
+			zap.String("pres_ex_id", id), zap.String("org", org.ID), zap.Error(err))
+	}
+}

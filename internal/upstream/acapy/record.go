@@ -1,0 +1,173 @@
+package acapy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"regexp"
+	"time"
+
+	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/upstream/agent"
+)
+
+// presEx is what proofgate reads of ACA-Py's V20PresExRecord.
+type presEx struct {
+	PresExID     string `json:"pres_ex_id"`
+	ConnectionID string `json:"connection_id"`
+	ThreadID     string `json:"thread_id"`
+	State        string `json:"state"`
+	Role         string `json:"role"`
+	Verified     string `json:"verified"`
+	ErrorMsg     string `json:"error_msg"`
+	CreatedAt    string `json:"created_at"`
+	UpdatedAt    string `json:"updated_at"`
+}
+
+// normalize maps a V20PresExRecord to Credo's ProofExchangeRecord shape:
+// pres_ex_id → id, thread_id → threadId, created_at → createdAt (Credo's
+// millisecond ISO form), verified "true"/"false" → isVerified. The state
+// names are the same RFC 0454 names in both.
+func normalize(raw []byte) (backend.ProofRecord, error) {
+	var px presEx
+	if err := json.Unmarshal(raw, &px); err != nil {
+		return backend.ProofRecord{}, errors.New("presentation exchange record is not a JSON object")
+	}
+	if !uuid4RE.MatchString(px.PresExID) || px.ThreadID == "" || px.State == "" {
+		return backend.ProofRecord{}, errors.New("presentation exchange record without UUID pres_ex_id, thread_id or state")
+	}
+	rec := backend.ProofRecord{
+		Metadata:        map[string]any{},
+		ID:              px.PresExID,
+		CreatedAt:       credoTime(px.CreatedAt),
+		UpdatedAt:       credoTime(px.UpdatedAt),
+		ConnectionID:    px.ConnectionID,
+		ThreadID:        px.ThreadID,
+		ProtocolVersion: backend.ProtocolV2,
+		State:           px.State,
+		Role:            px.Role,
+		ErrorMessage:    px.ErrorMsg,
+	}
+	if rec.Role == "" {
+		rec.Role = backend.RoleVerifier
+	}
+	switch px.Verified {
+	case "true", "false":
+		v := px.Verified == "true"
+		rec.IsVerified = &v
+	}
+	return rec, nil
+}
+
+// ACA-Py writes "2021-12-31T23:59:59.123456Z", or with a space, or an
+// offset; Credo clients expect "2021-12-31T23:59:59.123Z".
+var timeLayouts = []string{
+	"2006-01-02T15:04:05.999999999Z07:00",
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02T15:04:05.999999999Z0700",
+	"2006-01-02 15:04:05.999999999Z0700",
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02 15:04:05.999999999",
+}
+
+func credoTime(s string) string {
+	for _, l := range timeLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t.UTC().Format(backend.TimeFormat)
+		}
+	}
+	return s
+}
+
+// AcceptPresentation verifies the received presentation (ACA-Py's
+// verify-presentation, which also sends the ack the request asked for) and
+// returns the record, now done.
+func (b *Backend) AcceptPresentation(ctx context.Context, org backend.Org, id string) (backend.ProofRecord, error) {
+	if !uuid4RE.MatchString(id) {
+		return backend.ProofRecord{}, backend.ErrNotFound // ACA-Py ids are UUID4; its route refuses others
+	}
+	call := agent.Request{Method: http.MethodPost, Path: recordPath(id) + "/verify-presentation"}
+	resp, err := b.do(ctx, org, call)
+	if err != nil {
+		return backend.ProofRecord{}, err
+	}
+	if resp.Status == http.StatusBadRequest {
+		if state, ok := b.wrongState(ctx, org, id, resp); ok {
+			return backend.ProofRecord{}, &backend.ConflictError{State: state}
+		}
+	}
+	if resp.Status/100 != 2 {
+		return backend.ProofRecord{}, b.client.StatusError(call, resp, true)
+	}
+	rec, err := normalize(resp.Body)
+	if err != nil {
+		return backend.ProofRecord{}, b.client.BadAnswer(call, err.Error())
+	}
+	rec.OrgID = org.ID
+	return rec, nil
+}
+
+// ACA-Py: "Presentation exchange <id> in request-sent state (must be
+// presentation-received)".
+var wrongStateRE = regexp.MustCompile(`in ([a-z-]+) state \(must be`)
+
+// wrongState tells whether a 400 from verify-presentation is ACA-Py's
+// state check, from its message or else from the record itself.
+func (b *Backend) wrongState(ctx context.Context, org backend.Org, id string, resp *agent.Response) (string, bool) {
+	if m := wrongStateRE.FindStringSubmatch(agent.Message(resp.Body)); m != nil {
+		return m[1], true
+	}
+	rec, err := b.get(ctx, org, id)
+	if err != nil || rec.State == backend.StatePresentationReceived {
+		return "", false
+	}
+	return rec.State, true
+}
+
+func (b *Backend) get(ctx context.Context, org backend.Org, id string) (backend.ProofRecord, error) {
+	call := agent.Request{Method: http.MethodGet, Path: recordPath(id), Idempotent: true}
+	resp, err := b.do(ctx, org, call)
+	if err != nil {
+		return backend.ProofRecord{}, err
+	}
+	if resp.Status/100 != 2 {
+		return backend.ProofRecord{}, b.client.StatusError(call, resp, true)
+	}
+	rec, err := normalize(resp.Body)
+	if err != nil {
+		return backend.ProofRecord{}, b.client.BadAnswer(call, err.Error())
+	}
+	return rec, nil
+}
+
+// RecordOrg returns the org that created record id through proofgate.
+func (b *Backend) RecordOrg(ctx context.Context, id string) (string, error) {
+	owner, err := b.owners.Lookup(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	return owner.OrgID, nil
+}
+
+// RecordOrgIn reports whether record id belongs to org: it was created
+// through proofgate for org, or (created elsewhere) org's wallet holds it.
+// Only wallet isolation makes the second answer an ownership proof; for a
+// single-tenant agent shared by several orgs the caller must not rely on it.
+func (b *Backend) RecordOrgIn(ctx context.Context, org backend.Org, id string) (bool, error) {
+	owner, err := b.owners.Lookup(ctx, id)
+	if err == nil {
+		return owner.OrgID == org.ID, nil
+	}
+	if !errors.Is(err, backend.ErrNotFound) {
+		return false, err
+	}
+	if !uuid4RE.MatchString(id) {
+		return false, nil
+	}
+	_, err = b.get(ctx, org, id)
+	if errors.Is(err, backend.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
