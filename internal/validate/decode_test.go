@@ -1,8 +1,13 @@
 package validate
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestDecoding(t *testing.T) {
@@ -18,12 +23,24 @@ func TestDecoding(t *testing.T) {
 		{"array", `[]`, []string{"body: must be a JSON object"}},
 		{"string", `"x"`, []string{"body: must be a JSON object"}},
 		{"null", `null`, []string{"body: must be a JSON object"}},
-		{"syntax", `{"isShortenUrl": tru}`, []string{"body: invalid JSON near byte 18: invalid character '}' in literal true (expecting 'e')"}},
+		{"syntax", `{"isShortenUrl": tru}`, []string{"body: invalid JSON near byte 17: invalid literal (true, false or null expected)"}},
+		{"bad escape", `{"label": "a\qb"}`, []string{"body: invalid JSON near byte 12: invalid escape in a string"}},
+		{"bad unicode escape", `{"label": "\u12G4"}`, []string{`body: invalid JSON near byte 13: invalid \u escape`}},
+		{"control character", "{\"label\": \"a\tb\"}", []string{"body: invalid JSON near byte 12: control character in a string (escape it)"}},
+		{"leading zero", `{"label": 01}`, []string{"body: invalid JSON near byte 11: ',' or '}' expected in an object"}},
+		{"bare minus", `{"label": -}`, []string{"body: invalid JSON near byte 11: invalid number"}},
+		{"no fraction digits", `{"label": 1.}`, []string{"body: invalid JSON near byte 12: invalid number"}},
+		{"no exponent digits", `{"label": 1e+}`, []string{"body: invalid JSON near byte 13: invalid number"}},
+		{"unquoted key", `{label: 1}`, []string{"body: invalid JSON near byte 1: object key expected (a string)"}},
+		{"missing colon", `{"label" 1}`, []string{"body: invalid JSON near byte 9: ':' expected after an object key"}},
+		{"array separator", `{"emailId": ["a" "b"]}`, []string{"body: invalid JSON near byte 17: ',' or ']' expected in an array"}},
+		{"single quotes", `{"label": 'x'}`, []string{`body: invalid JSON near byte 10: unexpected character '\'' where a value belongs`}},
+		{"truncated literal", `{"isShortenUrl": fal`, []string{"body: invalid JSON: unexpected end of input"}},
 		{"truncated", `{"isShortenUrl": true`, []string{"body: invalid JSON: unexpected end of input"}},
 		{"truncated in array", `{"emailId": [`, []string{"body: invalid JSON: unexpected end of input"}},
 		{"trailing object", `{"isShortenUrl": true} {}`, []string{"body: unexpected data after the JSON object"}},
 		{"trailing garbage", `{"isShortenUrl": true}x`, []string{"body: unexpected data after the JSON object"}},
-		{"trailing comma", `{"isShortenUrl": true,}`, []string{"body: invalid JSON near byte 22: invalid character '}' looking for beginning of object key string"}},
+		{"trailing comma", `{"isShortenUrl": true,}`, []string{"body: invalid JSON near byte 22: object key expected (a string)"}},
 		{"invalid utf-8", "{\"label\": \"\xff\"}", []string{"body: is not valid UTF-8"}},
 		{"too deep", `{"comment":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`, []string{"body: nested deeper than 64 levels"}},
 		{"duplicate top-level", `{"isShortenUrl": true, "isShortenUrl": false, "proofFormats": {"indy": {}}}`, nil},
@@ -98,4 +115,59 @@ func TestManyProblems(t *testing.T) {
 		ri + ".name: must not be empty",
 		"presentationDefinition.input_descriptors: a proof request must ask for at least one input descriptor",
 	})
+}
+
+// FuzzDecode holds the parser to encoding/json: it accepts exactly the
+// valid JSON objects and reads the same tree from them (duplicates aside,
+// where encoding/json keeps the last value and so do we).
+func FuzzDecode(f *testing.F) {
+	for _, seed := range []string{
+		indyBody, peBody, `{}`, `{"a":"\ud83d\ude00\ud800x\udc00"}`, `{"a":[1,-0.5e+3,true,false,null,{}]}`,
+		`{"a":1,"a":2}`, "{\"a\":\"\\u00e9\xc3\xa9\"}", `{"a":01}`, `{"a":"\u0000"}`, ` {"a" : [ ] } `,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var c collector
+		got := decodeObject(body, &c)
+		var want any
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.UseNumber()
+		stdErr := dec.Decode(&want)
+		if stdErr == nil && dec.InputOffset() != int64(len(bytes.TrimRight(body, " \t\r\n"))) {
+			stdErr = errors.New("trailing data")
+		}
+		wantObj, isObj := want.(map[string]any)
+		valid := stdErr == nil && isObj && utf8.Valid(body) && depthOK(want, 0)
+		if valid != (got != nil) {
+			t.Fatalf("parser accepts %v, encoding/json %v (%v), problems %q", got != nil, valid, stdErr, c.msgs)
+		}
+		if valid && !reflect.DeepEqual(got, wantObj) {
+			t.Fatalf("trees differ:\n got  %#v\n want %#v", got, wantObj)
+		}
+	})
+}
+
+func depthOK(v any, depth int) bool {
+	switch t := v.(type) {
+	case map[string]any:
+		if depth >= maxDepth {
+			return false
+		}
+		for _, e := range t {
+			if !depthOK(e, depth+1) {
+				return false
+			}
+		}
+	case []any:
+		if depth >= maxDepth {
+			return false
+		}
+		for _, e := range t {
+			if !depthOK(e, depth+1) {
+				return false
+			}
+		}
+	}
+	return true
 }

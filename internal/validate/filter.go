@@ -1,10 +1,12 @@
 package validate
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/ohler55/ojg/jp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -14,21 +16,61 @@ import (
 // fetched from it.
 const filterURL = "urn:proofgate:filter"
 
+// maxCachedFilters bounds the memory of filterCache; it is emptied when
+// full, which is fine for a cache of what a few client apps send.
+const maxCachedFilters = 512
+
+// filterCache remembers filters that compiled, by their canonical JSON
+// (encoding/json sorts keys): clients send the same definitions over and
+// over, and compiling one costs a few thousand allocations, because each
+// compile loads the draft metaschema afresh.
+type filterCache struct {
+	mu    sync.Mutex
+	valid map[string]struct{}
+}
+
+func (fc *filterCache) has(k string) bool {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	_, ok := fc.valid[k]
+	return ok
+}
+
+func (fc *filterCache) add(k string) {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	if fc.valid == nil || len(fc.valid) >= maxCachedFilters {
+		fc.valid = make(map[string]struct{})
+	}
+	fc.valid[k] = struct{}{}
+}
+
 // compileFilter checks that a constraints.fields[].filter is a valid JSON
 // Schema (draft-07 unless it says otherwise, as DIF specifies): valid
 // against its metaschema, regular expressions that compile, and no
 // references outside itself.
-func compileFilter(filter any, path string, c *collector) {
+func (fc *filterCache) compileFilter(filter any, path string, c *collector) {
+	canon, err := json.Marshal(filter)
+	cacheable := err == nil && len(canon) <= 4096
+	if cacheable && fc.has(string(canon)) {
+		return
+	}
+	if fc.compile(filter, path, c) && cacheable {
+		fc.add(string(canon))
+	}
+}
+
+func (fc *filterCache) compile(filter any, path string, c *collector) bool {
 	comp := jsonschema.NewCompiler()
 	comp.DefaultDraft(jsonschema.Draft7)
 	comp.UseLoader(noLoader{})
 	if err := comp.AddResource(filterURL, filter); err != nil {
 		c.add(path, "is not a valid JSON Schema: "+err.Error())
-		return
+		return false
 	}
 	_, err := comp.Compile(filterURL)
 	if err == nil {
-		return
+		return true
 	}
 	var (
 		invalid *jsonschema.SchemaValidationError
@@ -45,6 +87,7 @@ func compileFilter(filter any, path string, c *collector) {
 	default:
 		c.add(path, "is not a valid JSON Schema: "+strings.ReplaceAll(err.Error(), filterURL, "filter"))
 	}
+	return false
 }
 
 // pointerPath turns a schema location "<filterURL>#/a/b" into a field path

@@ -193,7 +193,7 @@ func (pc *peCheck) descriptor(d map[string]any, dp string, v1 bool) {
 			}
 		}
 		if filter, ok := f["filter"]; ok {
-			compileFilter(filter, key(p, "filter"), pc.c)
+			pc.s.filters.compileFilter(filter, key(p, "filter"), pc.c)
 		}
 	}
 	if pc.strict {

@@ -29,6 +29,8 @@ type peSchemas struct {
 	top *jsonschema.Schema // the definition without its input descriptors
 	v2  *jsonschema.Schema // one v2 input descriptor (constraints, no schema)
 	v1  *jsonschema.Schema // one v1 input descriptor (schema required)
+
+	filters filterCache
 }
 
 // noLoader refuses every URL: schemas never come from the network or the

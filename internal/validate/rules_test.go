@@ -282,6 +282,10 @@ func TestRules(t *testing.T) {
 			req, err := v.OOB(tt.requestType, []byte(body))
 			got := problems(t, err)
 			sameProblems(t, got, tt.want)
+			// The same body again gives the same answer (compiled
+			// filters are cached).
+			_, again := v.OOB(tt.requestType, []byte(body))
+			sameProblems(t, problems(t, again), tt.want)
 			if tt.want == nil && req.RequestType == "" {
 				t.Error("valid request came back empty")
 			}
