@@ -53,6 +53,11 @@ func (s *peSchemas) definition(raw any, strict bool, c *collector) (json.RawMess
 		return nil, ""
 	}
 
+	if _, wrapped := def["presentation_definition"]; wrapped {
+		c.add(key(prefix, "presentation_definition"), `send the definition itself as presentationDefinition, without the {"presentation_definition": ...} wrapper`)
+		return nil, ""
+	}
+
 	norm := make(map[string]any, len(def)+1)
 	for k, v := range def {
 		norm[k] = v

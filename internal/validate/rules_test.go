@@ -160,6 +160,7 @@ func TestRules(t *testing.T) {
 		{"pe pd list of empty", "presentationExchange", peBody, []edit{set("presentationDefinition", raw(`[{}]`))}, []string{"presentationDefinition[0]: must not be empty for requestType presentationExchange"}},
 		{"pe pd string", "presentationExchange", peBody, []edit{set("presentationDefinition", "x")}, []string{"presentationDefinition: must be a presentation definition object (or a list holding one)"}},
 		{"pe pd both spellings", "presentationExchange", peBody, []edit{set("presentationDefinition.inputDescriptors", raw(`[]`))}, []string{"presentationDefinition: has both input_descriptors and inputDescriptors: send one"}},
+		{"pe pd wrapper", "presentationExchange", peBody, []edit{set("presentationDefinition", raw(`{"comment":"x","presentation_definition":{"input_descriptors":[]}}`))}, []string{`presentationDefinition.presentation_definition: send the definition itself as presentationDefinition, without the {"presentation_definition": ...} wrapper`}},
 		{"pe pd id empty", "presentationExchange", peBody, []edit{set("presentationDefinition.id", "")}, []string{"presentationDefinition.id: must not be empty (omit it to get a generated UUID)"}},
 		{"pe pd id number", "presentationExchange", peBody, []edit{set("presentationDefinition.id", 7)}, []string{"presentationDefinition.id: must be a string"}},
 		{"pe pd id any string", "presentationExchange", peBody, []edit{set("presentationDefinition.id", "first simple example")}, nil},
