@@ -118,6 +118,19 @@ func (b *Backend) Validate() error {
 	return nil
 }
 
+// ValidateTenant tells whether calls for tenant ("" for a dedicated agent)
+// can be authenticated, so that the handler can refuse an org map that
+// would fail at request time.
+func (b *Backend) ValidateTenant(tenant string) error {
+	if tenant == "" || b.Token != "" {
+		return nil
+	}
+	if _, ok := b.TenantTokens[tenant]; ok {
+		return nil
+	}
+	return fmt.Errorf("credo backend: tenant %s has no tenant_token and there is no token to get one with", tenant)
+}
+
 // Cleanup closes idle connections to the agent.
 func (b *Backend) Cleanup() error { return b.Config.Cleanup() }
 

@@ -1,0 +1,121 @@
+package acapy
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/certmagic"
+)
+
+func TestUnmarshalCaddyfile(t *testing.T) {
+	tests := []struct {
+		name    string
+		input   string
+		want    string
+		wantErr string
+	}{
+		{"single tenant", `acapy http://127.0.0.1:8031 {
+			api_key {env.ACAPY_KEY}
+		}`, `{"url":"http://127.0.0.1:8031","api_key":"{env.ACAPY_KEY}"}`, ""},
+		{"multitenant", `acapy {
+			url https://acapy.internal
+			api_key k
+			fetch_wallet_tokens
+			tenant_token 3f1c {file./run/w1}
+			invitation_did public
+			org_invitation_did 6b1e did:sov:WgWxqztrNooG92RXvxSTWv
+			timeout 30s
+		}`, `{"url":"https://acapy.internal","timeout":30000000000,"tenant_tokens":{"3f1c":"{file./run/w1}"},"api_key":"k",` +
+			`"fetch_wallet_tokens":true,"invitation_did":"public","org_invitation_dids":{"6b1e":"did:sov:WgWxqztrNooG92RXvxSTWv"}}`, ""},
+		{"unknown option", "acapy {\napikey k\n}", "", `unknown acapy backend option "apikey"`},
+		{"api_key without value", "acapy {\napi_key\n}", "", "wrong argument count"},
+		{"flag with argument", "acapy {\nfetch_wallet_tokens yes\n}", "", `fetch_wallet_tokens: unexpected argument "yes"`},
+		{"org_invitation_did arity", "acapy {\norg_invitation_did a b c\n}", "", "org_invitation_did: want"},
+		{"org twice", "acapy {\norg_invitation_did a public\norg_invitation_did a public\n}", "", "given twice"},
+		{"url twice inline", "acapy http://a http://b", "", "wrong argument count"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b Backend
+			err := b.UnmarshalCaddyfile(caddyfile.NewTestDispenser(tt.input))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := json.Marshal(&b)
+			if string(got) != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		b       Backend
+		wantErr string
+	}{
+		{"ok", Backend{InvitationDID: "public"}, ""},
+		{"bad did", Backend{InvitationDID: "WgWxqztrNooG92RXvxSTWv"}, "invitation_did"},
+		{"bad org did", Backend{OrgInvitationDIDs: map[string]string{"o": "x"}}, "org_invitation_dids o"},
+		{"empty tenant token", Backend{}, "tenant_tokens"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.b.URL = "http://127.0.0.1:8031"
+			if tt.name == "empty tenant token" {
+				tt.b.TenantTokens = map[string]string{"w": ""}
+			}
+			err := tt.b.Validate()
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Fatalf("error %v, want %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestProvisionSecrets: placeholders in the url and secrets are resolved
+// at load, and an https url gets TLS on the transport.
+func TestProvisionSecrets(t *testing.T) {
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "key")
+	if err := os.WriteFile(keyFile, []byte("from-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PG_TEST_ACAPY_URL", "https://127.0.0.1:8031")
+	t.Setenv("PG_TEST_WALLET_TOKEN", "wallet-token")
+	b := &Backend{APIKey: "{file." + keyFile + "}", storage: &certmagic.FileStorage{Path: dir}}
+	b.URL = "{env.PG_TEST_ACAPY_URL}"
+	b.TenantTokens = map[string]string{"w1": "{env.PG_TEST_WALLET_TOKEN}"}
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	if err := b.Provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if b.APIKey != "from-file" || b.URL != "https://127.0.0.1:8031" || b.TenantTokens["w1"] != "wallet-token" {
+		t.Errorf("unresolved: key %q url %q token %q", b.APIKey, b.URL, b.TenantTokens["w1"])
+	}
+	if b.Transport.TLS == nil || b.Transport.Transport.TLSClientConfig == nil {
+		t.Errorf("https url without TLS transport")
+	}
+
+	missing := &Backend{APIKey: "{env.PG_TEST_UNSET_VARIABLE}", storage: &certmagic.FileStorage{Path: dir}}
+	missing.URL = "http://127.0.0.1:1"
+	if err := missing.Provision(ctx); err == nil {
+		t.Errorf("an unset secret placeholder must fail the load")
+	}
+}

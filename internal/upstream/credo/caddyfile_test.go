@@ -1,0 +1,122 @@
+package credo
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+)
+
+func TestUnmarshalCaddyfile(t *testing.T) {
+	tests := []struct {
+		name    string
+		input   string
+		want    string // JSON of the module, "" when an error is expected
+		wantErr string
+	}{
+		{"inline url", `credo http://127.0.0.1:3000 {
+			token {env.AGENT_TOKEN}
+		}`, `{"url":"http://127.0.0.1:3000","token":"{env.AGENT_TOKEN}"}`, ""},
+		{"every option", `credo {
+			url https://agent.internal:8443/api
+			token t0k
+			routes legacy
+			invitation_did did:peer:2.abc
+			org_invitation_did 6b1e did:web:org.example
+			timeout 5s
+			max_response_size 1MiB
+			transport http {
+				tls_insecure_skip_verify
+				dial_timeout 2s
+			}
+		}`, `{"url":"https://agent.internal:8443/api","timeout":5000000000,"max_response_size":1048576,` +
+			`"transport":{"tls":{"insecure_skip_verify":true},"dial_timeout":2000000000},"token":"t0k","routes":"legacy",` +
+			`"invitation_did":"did:peer:2.abc","org_invitation_dids":{"6b1e":"did:web:org.example"}}`, ""},
+		{"tenants", `credo http://a:1 {
+			token root
+			tenant_token 9f2c {env.T1}
+			tenant_token 77aa {file./run/t2}
+		}`, `{"url":"http://a:1","tenant_tokens":{"77aa":"{file./run/t2}","9f2c":"{env.T1}"},"token":"root"}`, ""},
+		{"unknown option", `credo { tokn x }`, "", `unknown credo backend option "tokn"`},
+		{"bad routes", `credo { routes v3 }`, "", "routes: must be default or legacy"},
+		{"token without value", "credo {\ntoken\n}", "", "wrong argument count"},
+		{"extra argument", `credo { token a b }`, "", `token: unexpected argument "b"`},
+		{"two inline urls", `credo http://a http://b`, "", "wrong argument count"},
+		{"bad timeout", `credo { timeout soon }`, "", "timeout"},
+		{"bad size", `credo { max_response_size lots }`, "", "max_response_size"},
+		{"tenant_token arity", "credo {\ntenant_token only-id\n}", "", "tenant_token: want <tenant id> <token>"},
+		{"tenant_token twice", "credo {\ntenant_token a x\ntenant_token a y\n}", "", "given twice"},
+		{"org_invitation_did arity", "credo {\norg_invitation_did org\n}", "", "org_invitation_did: want"},
+		{"transport not http", `credo { transport fastcgi }`, "", "only http"},
+		{"bad transport option", `credo { transport http { nonsense } }`, "", "nonsense"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b Backend
+			err := b.UnmarshalCaddyfile(caddyfile.NewTestDispenser(tt.input))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := json.Marshal(&b)
+			if string(got) != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		b       Backend
+		wantErr string
+	}{
+		{"ok", Backend{Token: "t"}, ""},
+		{"no token", Backend{}, "token: required"},
+		{"tenant tokens instead", Backend{}, ""},
+		{"bad routes", Backend{Token: "t", Routes: "new"}, "routes"},
+		{"legacy with tenant tokens", Backend{Token: "t", Routes: "legacy"}, "tenant_token"},
+		{"bad did", Backend{Token: "t", InvitationDID: "peer:2"}, "invitation_did"},
+		{"bad org did", Backend{Token: "t", OrgInvitationDIDs: map[string]string{"o": "x"}}, "org_invitation_dids"},
+		{"no url", Backend{Token: "t"}, "url: required"},
+		{"ftp url", Backend{Token: "t"}, "scheme"},
+		{"url with credentials", Backend{Token: "t"}, "credentials"},
+	}
+	for i := range tests {
+		tt := &tests[i]
+		switch tt.name {
+		case "no url":
+		case "ftp url":
+			tt.b.URL = "ftp://agent"
+		case "url with credentials":
+			tt.b.URL = "http://u:p@agent"
+		default:
+			tt.b.URL = "http://127.0.0.1:3000"
+		}
+		switch tt.name {
+		case "tenant tokens instead", "legacy with tenant tokens":
+			tt.b.TenantTokens = map[string]string{"t1": "x"}
+		}
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.b.Validate()
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("error %v, want %q", err, tt.wantErr)
+			}
+		})
+	}
+}
