@@ -174,3 +174,31 @@ func TestSchemaCopies(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentUse shares one Validator between goroutines (run with
+// -race): the compiled schemas are read-only, the filter cache locked.
+func TestConcurrentUse(t *testing.T) {
+	v := newValidator(t, Options{})
+	done := make(chan error)
+	for g := range 4 {
+		go func() {
+			var err error
+			for i := range 40 {
+				pattern := string(rune('a'+(g+i)%6)) + "+"
+				body := with(t, peBody, set("presentationDefinition.input_descriptors.0.constraints.fields.0.filter.pattern", pattern))
+				if _, err = v.OOB("presentationExchange", []byte(body)); err != nil {
+					break
+				}
+				if _, err = v.OOB("indy", []byte(indyBody)); err != nil {
+					break
+				}
+			}
+			done <- err
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
