@@ -1,0 +1,213 @@
+package acapy
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/certmagic"
+
+	"github.com/proofgate/proofgate/internal/backend"
+	acapyenv "github.com/proofgate/proofgate/internal/testenv/acapy"
+)
+
+func TestMain(m *testing.M) { os.Exit(acapyenv.Main(m)) }
+
+// realBackend provisions the backend against a real agent.
+func realBackend(t *testing.T, agent *acapyenv.Agent, mutate func(*Backend)) *Backend {
+	t.Helper()
+	b := &Backend{APIKey: agent.APIKey, storage: &certmagic.FileStorage{Path: t.TempDir()}}
+	b.URL = agent.AdminURL
+	if mutate != nil {
+		mutate(b)
+	}
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	t.Cleanup(cancel)
+	if err := b.Provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Cleanup() })
+	return b
+}
+
+// checkAgainstAgent checks a created request against what the agent holds
+// and what its invitation carries.
+func checkAgainstAgent(t *testing.T, agent *acapyenv.Agent, token string, res backend.OOBResult, format string) map[string]any {
+	t.Helper()
+	status, body := agent.Call(t, http.MethodGet, "/present-proof-2.0/records/"+res.ProofRecord.ID, token, nil)
+	if status != http.StatusOK {
+		t.Fatalf("agent has no record %s: %d %s", res.ProofRecord.ID, status, body)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal(body, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec["state"] != "request-sent" || rec["thread_id"] != res.ProofRecord.ThreadID || rec["role"] != "verifier" {
+		t.Errorf("agent record %v vs %+v", rec, res.ProofRecord)
+	}
+	byFormat, _ := rec["by_format"].(map[string]any)
+	req, _ := byFormat["pres_request"].(map[string]any)
+	if _, ok := req[format]; !ok {
+		t.Errorf("agent's request has no %s format: %v", format, byFormat)
+	}
+
+	// The invitation carries the request, threaded as the record.
+	u, err := url.Parse(res.InvitationURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(u.Query().Get("oob"), "="))
+	if err != nil {
+		t.Fatalf("invitation URL %q: %v", res.InvitationURL, err)
+	}
+	var inv struct {
+		ID      string `json:"@id"`
+		Attach  []any  `json:"requests~attach"`
+		Handsha []any  `json:"handshake_protocols"`
+	}
+	if err := json.Unmarshal(raw, &inv); err != nil || inv.ID != res.OutOfBandID || len(inv.Attach) != 1 || len(inv.Handsha) != 0 {
+		t.Errorf("invitation %s (oob id %s)", raw, res.OutOfBandID)
+	}
+	if !strings.Contains(string(raw), res.ProofRecord.ThreadID) {
+		t.Errorf("the invitation's request is not on the record's thread %s", res.ProofRecord.ThreadID)
+	}
+	return req
+}
+
+func TestRealACAPy(t *testing.T) {
+	agent := acapyenv.Shared(t)
+	b := realBackend(t, agent, nil)
+	ctx := context.Background()
+	org := backend.Org{ID: "org-real"}
+
+	t.Run("indy", func(t *testing.T) {
+		res, err := b.SendOutOfBandRequest(ctx, org, indyRequest())
+		if err != nil {
+			t.Fatalf("create: %v", err)
+		}
+		req := checkAgainstAgent(t, agent, "", res, "indy")
+		indy := req["indy"].(map[string]any)
+		if n, _ := indy["nonce"].(string); n == "" {
+			t.Errorf("agent did not add a nonce: %v", indy)
+		}
+		if res.ProofRecord.State != backend.StateRequestSent || res.ProofRecord.CreatedAt == "" {
+			t.Errorf("record %+v", res.ProofRecord)
+		}
+
+		// State error: nothing was presented yet.
+		_, err = b.AcceptPresentation(ctx, org, res.ProofRecord.ID)
+		var conflict *backend.ConflictError
+		if !errors.As(err, &conflict) || conflict.State != backend.StateRequestSent {
+			t.Fatalf("early accept: %v, want conflict in request-sent", err)
+		}
+		if got, err := b.RecordOrg(ctx, res.ProofRecord.ID); err != nil || got != org.ID {
+			t.Errorf("RecordOrg %q %v", got, err)
+		}
+	})
+
+	t.Run("presentationExchange", func(t *testing.T) {
+		res, err := b.SendOutOfBandRequest(ctx, org, peRequest())
+		if err != nil {
+			t.Fatalf("create: %v", err)
+		}
+		req := checkAgainstAgent(t, agent, "", res, "dif")
+		def, _ := req["dif"].(map[string]any)["presentation_definition"].(map[string]any)
+		if id, _ := def["id"].(string); !uuid4.MatchString(id) {
+			t.Errorf("definition id %v", def["id"])
+		}
+		if !strings.Contains(mustJSON(def), "hub://did:foo:123/Collection/schema.us.gov/passport.json") {
+			t.Errorf("the agent lost the input descriptor's schema: %s", mustJSON(def))
+		}
+	})
+
+	t.Run("not found", func(t *testing.T) {
+		if _, err := b.AcceptPresentation(ctx, org, "0b8f6f0e-3f4e-4c8a-9a43-7f1f0d2f9e10"); !errors.Is(err, backend.ErrNotFound) {
+			t.Fatalf("unknown record: %v, want ErrNotFound", err)
+		}
+		if ok, err := b.RecordOrgIn(ctx, org, "0b8f6f0e-3f4e-4c8a-9a43-7f1f0d2f9e10"); err != nil || ok {
+			t.Fatalf("RecordOrgIn of an unknown record: %v %v", ok, err)
+		}
+	})
+
+	t.Run("wrong api key", func(t *testing.T) {
+		bad := realBackend(t, agent, func(b *Backend) { b.APIKey = "wrong" })
+		_, err := bad.SendOutOfBandRequest(ctx, org, indyRequest())
+		var ue *backend.UpstreamError
+		if !errors.As(err, &ue) || ue.Status != http.StatusUnauthorized {
+			t.Fatalf("got %v, want UpstreamError 401", err)
+		}
+	})
+}
+
+func TestRealACAPyMultitenant(t *testing.T) {
+	agent := acapyenv.Shared(t, acapyenv.Multitenant())
+	ctx := context.Background()
+	w1 := agent.CreateWallet(t, "pg-org1")
+	w2 := agent.CreateWallet(t, "pg-org2")
+	org1 := backend.Org{ID: "org-1", Tenant: w1.ID}
+	org2 := backend.Org{ID: "org-2", Tenant: w2.ID}
+
+	// Configured token for wallet 1, fetched token for wallet 2.
+	b := realBackend(t, agent, func(b *Backend) {
+		b.TenantTokens = map[string]string{w1.ID: w1.Token}
+		b.FetchWalletTokens = true
+	})
+	res1, err := b.SendOutOfBandRequest(ctx, org1, indyRequest())
+	if err != nil {
+		t.Fatalf("create in wallet 1: %v", err)
+	}
+	checkAgainstAgent(t, agent, w1.Token, res1, "indy")
+	res2, err := b.SendOutOfBandRequest(ctx, org2, peRequest())
+	if err != nil {
+		t.Fatalf("create in wallet 2 (fetched token): %v", err)
+	}
+	// (Whether our fetch made w2.Token stale depends on the clock: ACA-Py
+	// compares the tokens' iat, in whole seconds.)
+	tok2, err := b.tokens.Get(ctx, w2.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAgainstAgent(t, agent, tok2, res2, "dif")
+
+	// Wallet isolation: org 2's wallet does not know org 1's record.
+	if _, err := b.AcceptPresentation(ctx, org2, res1.ProofRecord.ID); !errors.Is(err, backend.ErrNotFound) {
+		t.Errorf("accept of another wallet's record: %v, want ErrNotFound", err)
+	}
+	var conflict *backend.ConflictError
+	if _, err := b.AcceptPresentation(ctx, org1, res1.ProofRecord.ID); !errors.As(err, &conflict) || conflict.State != "request-sent" {
+		t.Errorf("early accept: %v", err)
+	}
+	if err := b.storage.Delete(ctx, "proofgate/upstream-records/"+res1.ProofRecord.ID+".json"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := b.RecordOrgIn(ctx, org1, res1.ProofRecord.ID); err != nil || !ok {
+		t.Errorf("RecordOrgIn, own wallet: %v %v", ok, err)
+	}
+	if ok, err := b.RecordOrgIn(ctx, org2, res1.ProofRecord.ID); err != nil || ok {
+		t.Errorf("RecordOrgIn, other wallet: %v %v", ok, err)
+	}
+
+	// Someone else takes wallet 2's token: proofgate renews once.
+	status, body := agent.Call(t, http.MethodPost, "/multitenancy/wallet/"+w2.ID+"/token", "", map[string]any{})
+	if status != http.StatusOK {
+		t.Fatalf("minting a token: %d %s", status, body)
+	}
+	if _, err := b.SendOutOfBandRequest(ctx, org2, indyRequest()); err != nil {
+		t.Fatalf("after another client took the token: %v", err)
+	}
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
