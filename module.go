@@ -27,7 +27,11 @@ import (
 
 	// The built-in providers and backends register themselves.
 	_ "github.com/proofgate/proofgate/internal/auth/apikey"
+	_ "github.com/proofgate/proofgate/internal/auth/caddyauth"
+	_ "github.com/proofgate/proofgate/internal/auth/jwt"
 	_ "github.com/proofgate/proofgate/internal/local"
+	_ "github.com/proofgate/proofgate/internal/upstream/acapy"
+	_ "github.com/proofgate/proofgate/internal/upstream/credo"
 )
 
 func init() {
