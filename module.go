@@ -179,8 +179,19 @@ func (h *Handler) Validate() error {
 		}
 	}
 	for org, route := range h.Orgs {
-		if _, ok := r.byName[route.Backend]; !ok {
+		b, ok := r.byName[route.Backend]
+		if !ok {
 			return fmt.Errorf("proofgate: org %s: backend %q is not configured", org, route.Backend)
+		}
+		if route.Tenant == "" {
+			continue
+		}
+		tv, ok := b.(backend.TenantValidator)
+		if !ok {
+			return fmt.Errorf("proofgate: org %s: backend %q has no tenants", org, route.Backend)
+		}
+		if err := tv.ValidateTenant(route.Tenant); err != nil {
+			return fmt.Errorf("proofgate: org %s: tenant %s: %v", org, route.Tenant, err)
 		}
 	}
 	if h.MaxBodySize < 0 {

@@ -1,6 +1,9 @@
 package proofgate
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/config"
 )
@@ -11,11 +14,13 @@ type router struct {
 	orgs        map[string]config.OrgRoute
 	defaultName string
 	all         []backend.Backend
+	orgIDs      []string // sorted keys of orgs
 }
 
 // index fixes the order in which backends are asked about records: the
 // default first, since most records live there.
 func (r *router) index() {
+	r.orgIDs = slices.Sorted(maps.Keys(r.orgs))
 	r.all = r.all[:0]
 	if b, ok := r.byName[r.defaultName]; ok {
 		r.all = append(r.all, b)
@@ -39,3 +44,27 @@ func (r *router) Route(orgID string) (backend.Backend, backend.Org, bool) {
 
 // All implements handlers.Router.
 func (r *router) All() []backend.Backend { return r.all }
+
+// Exclusive implements handlers.Router: the org has a tenant of its own, or
+// is the only org routed to a backend that is not the default.
+func (r *router) Exclusive(orgID string) bool {
+	rt, ok := r.orgs[orgID]
+	if !ok {
+		return false
+	}
+	if rt.Tenant != "" {
+		return true
+	}
+	if rt.Backend == r.defaultName {
+		return false
+	}
+	for other, o := range r.orgs {
+		if other != orgID && o.Backend == rt.Backend && o.Tenant == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// Orgs implements handlers.Router.
+func (r *router) Orgs() []string { return r.orgIDs }

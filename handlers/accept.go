@@ -18,7 +18,7 @@ func (g *Gateway) AcceptPresentation(w http.ResponseWriter, r *http.Request, rec
 		writeError(w, http.StatusBadRequest, []string{err.Error()})
 		return
 	}
-	b, orgID, err := g.findRecord(r.Context(), recordID)
+	b, orgID, err := g.findRecord(r.Context(), principal, recordID)
 	if err != nil {
 		writeBackendError(w, g.Logger, recordID, err)
 		return

@@ -16,7 +16,10 @@ import (
 func writeBackendError(w http.ResponseWriter, logger *zap.Logger, recordID string, err error) {
 	var conflict *backend.ConflictError
 	var upstream *backend.UpstreamError
+	var unsupported *backend.UnsupportedError
 	switch {
+	case errors.As(err, &unsupported):
+		writeError(w, http.StatusBadRequest, []string{unsupported.Error()})
 	case errors.Is(err, backend.ErrNotFound):
 		writeError(w, http.StatusNotFound, fmt.Sprintf("proof record %s not found", recordID))
 	case errors.As(err, &conflict):
@@ -24,9 +27,10 @@ func writeBackendError(w http.ResponseWriter, logger *zap.Logger, recordID strin
 			"proof record is in state %q; a presentation can be accepted only in state %q",
 			conflict.State, backend.StatePresentationReceived))
 	case errors.As(err, &upstream):
-		logger.Warn("upstream agent answered badly", zap.Int("status", upstream.Status), zap.String("message", upstream.Message))
+		logger.Warn("upstream agent answered badly", zap.Int("status", upstream.Status), zap.Error(err))
 		writeError(w, http.StatusBadGateway, upstream.Message)
 	case errors.Is(err, backend.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		logger.Warn("backend timed out", zap.Error(err))
 		writeError(w, http.StatusGatewayTimeout, "the agent did not answer in time")
 	case errors.Is(err, backend.ErrUnavailable):
 		logger.Warn("backend unavailable", zap.Error(err))

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 
 	"go.uber.org/zap"
 
@@ -38,7 +39,18 @@ type Router interface {
 	Route(orgID string) (backend.Backend, backend.Org, bool)
 	// All returns every configured backend, each once.
 	All() []backend.Backend
+	// Exclusive reports whether orgID has its backend's agent, or a tenant
+	// of it, to itself: only then does "the agent holds this record" prove
+	// that the org owns it.
+	Exclusive(orgID string) bool
+	// Orgs returns the org ids routed explicitly.
+	Orgs() []string
 }
+
+// maxOwnershipQueries bounds how many agents one accept may ask about a
+// record proofgate has not seen, so a caller of many orgs cannot turn one
+// request into a storm of agent calls.
+const maxOwnershipQueries = 16
 
 // authenticate runs the provider chain; on failure it has answered 401.
 func (g *Gateway) authenticate(w http.ResponseWriter, r *http.Request) (*auth.Principal, bool) {
@@ -53,9 +65,11 @@ func (g *Gateway) authenticate(w http.ResponseWriter, r *http.Request) (*auth.Pr
 	return p, true
 }
 
-// findRecord asks every backend which org owns the record; the first that
-// knows it answers.
-func (g *Gateway) findRecord(ctx context.Context, recordID string) (backend.Backend, string, error) {
+// findRecord finds which org owns the record: first from what the backends
+// remember of the records made through proofgate, then by asking the agents
+// of the caller's own orgs (for requests made on an agent directly). A
+// record found neither way is ErrNotFound.
+func (g *Gateway) findRecord(ctx context.Context, p *auth.Principal, recordID string) (backend.Backend, string, error) {
 	for _, b := range g.Backends.All() {
 		org, err := b.RecordOrg(ctx, recordID)
 		if errors.Is(err, backend.ErrNotFound) {
@@ -64,7 +78,63 @@ func (g *Gateway) findRecord(ctx context.Context, recordID string) (backend.Back
 		if err != nil {
 			return nil, "", err
 		}
-		return b, org, nil
+		return g.servingBackend(ctx, b, org, recordID), org, nil
+	}
+
+	var firstErr error
+	queries := 0
+	for _, orgID := range g.candidateOrgs(p) {
+		b, org, ok := g.Backends.Route(orgID)
+		checker, canAsk := b.(backend.RecordOwnershipChecker)
+		if !ok || !canAsk || !g.Backends.Exclusive(orgID) {
+			continue
+		}
+		if queries++; queries > maxOwnershipQueries {
+			break
+		}
+		owns, err := checker.RecordOrgIn(ctx, org, recordID)
+		if err != nil {
+			// One agent being down must not hide a record another holds.
+			if firstErr == nil && !errors.Is(err, backend.ErrNotFound) {
+				firstErr = err
+			}
+			continue
+		}
+		if owns {
+			return b, orgID, nil
+		}
+	}
+	if firstErr != nil {
+		return nil, "", firstErr
 	}
 	return nil, "", backend.ErrNotFound
+}
+
+// servingBackend picks the backend to accept a record that b says org
+// owns. Upstream backends share what they remember, so b may not be the one
+// that made it: the org's routed backend is, if it knows the record too.
+// Otherwise (say, a local record of an org since moved to an agent) b is.
+func (g *Gateway) servingBackend(ctx context.Context, b backend.Backend, org, recordID string) backend.Backend {
+	routed, _, ok := g.Backends.Route(org)
+	if !ok || routed == b {
+		return b
+	}
+	if owner, err := routed.RecordOrg(ctx, recordID); err == nil && owner == org {
+		return routed
+	}
+	return b
+}
+
+// candidateOrgs are the orgs whose agents may be asked about a record on
+// behalf of p: its own orgs, or every routed org for a caller of all orgs.
+func (g *Gateway) candidateOrgs(p *auth.Principal) []string {
+	if p.AllOrgs {
+		return g.Backends.Orgs()
+	}
+	orgs := make([]string, 0, len(p.Orgs))
+	for org := range p.Orgs {
+		orgs = append(orgs, org)
+	}
+	slices.Sort(orgs)
+	return orgs
 }

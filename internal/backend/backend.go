@@ -158,3 +158,18 @@ const TimeFormat = "2006-01-02T15:04:05.000Z"
 type Discarder interface {
 	DiscardRecord(ctx context.Context, org Org, proofRecordID string) error
 }
+
+// RecordOwnershipChecker is implemented by backends that can ask their
+// agent whether a record it holds belongs to an org (a proof request made
+// on the agent directly, not through proofgate). The answer proves
+// ownership only where the org has the agent, or a tenant of it, to itself.
+type RecordOwnershipChecker interface {
+	RecordOrgIn(ctx context.Context, org Org, proofRecordID string) (bool, error)
+}
+
+// TenantValidator is implemented by backends that can tell at load time
+// whether they are able to act for a tenant (for example, that they have
+// or can get its token).
+type TenantValidator interface {
+	ValidateTenant(tenant string) error
+}

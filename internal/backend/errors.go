@@ -35,3 +35,13 @@ type UpstreamError struct {
 func (e *UpstreamError) Error() string {
 	return fmt.Sprintf("upstream agent answered %d: %s", e.Status, e.Message)
 }
+
+// UnsupportedError means the request asks for something the org's backend
+// cannot do (present-proof 1.0 on ACA-Py, for instance). Field is the
+// request field at fault; the handler answers 400 with "Field: Message".
+type UnsupportedError struct {
+	Field   string
+	Message string
+}
+
+func (e *UnsupportedError) Error() string { return e.Field + ": " + e.Message }

@@ -92,12 +92,6 @@ func (e *OrphanError) Error() string {
 
 func (e *OrphanError) Unwrap() error { return e.Err }
 
-// UnsupportedError means the request asks for something the org's agent
-// cannot do (present-proof 1.0 on ACA-Py, for instance). Field is the
-// request field at fault; the handler answers 400 with Message.
-type UnsupportedError struct {
-	Field   string
-	Message string
-}
-
-func (e *UnsupportedError) Error() string { return e.Field + ": " + e.Message }
+// UnsupportedError is backend.UnsupportedError, kept under this name for
+// the agent packages.
+type UnsupportedError = backend.UnsupportedError

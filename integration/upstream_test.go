@@ -1,0 +1,122 @@
+package integration
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2/caddytest"
+
+	"github.com/proofgate/proofgate/internal/upstream/openapitest"
+)
+
+// TestUpstreamAgentsThroughCaddy runs the handler with three backends at
+// once: org A on a tenant of a multi-tenant credo-controller, org B on an
+// ACA-Py, every other org on the local verifier. The agents are
+// conformance-checking fakes that fail the test on any request their
+// OpenAPI documents do not allow.
+func TestUpstreamAgentsThroughCaddy(t *testing.T) {
+	credo := openapitest.NewCredo(t, openapitest.CredoOptions{Tenants: []string{"tenant-a"}})
+	acapy := openapitest.NewACAPy(t, openapitest.ACAPyOptions{APIKey: "acapy-admin-key"})
+	dir := t.TempDir()
+	tester := caddytest.NewTester(t)
+	tester.InitServer(globalOptions(dir)+`
+http://localhost:9080 {
+	proofgate {
+		backend local local {
+			public_url http://localhost:9080
+		}
+		backend credo credo `+credo.URL+` {
+			token `+openapitest.CredoRootToken+`
+		}
+		backend acapy acapy `+acapy.URL+` {
+			api_key acapy-admin-key
+		}
+		org `+orgA+` credo tenant tenant-a
+		org `+orgB+` acapy
+		default_backend local
+		auth {
+			api_key `+keyA+` org `+orgA+`
+			api_key `+keyB+` org `+orgB+`
+		}
+	}
+}
+`, "caddyfile")
+
+	t.Run("credo create, short URL, accept", func(t *testing.T) {
+		r := postJSON(t, oobPath(orgA, "indy"), keyA, strings.Replace(indyBody, `"isShortenUrl":false`, `"isShortenUrl":true`, 1))
+		if r.status != http.StatusCreated {
+			t.Fatalf("create: %d %s", r.status, r.body)
+		}
+		data := r.json(t)["data"].(map[string]any)
+		id := data["proofRecordId"].(string)
+		if !strings.HasPrefix(data["invitationUrl"].(string), base+"/url/") {
+			t.Fatalf("short URLs must work in upstream mode: %v", data["invitationUrl"])
+		}
+		if j := do(t, http.MethodGet, strings.TrimPrefix(data["invitationUrl"].(string), base), "", "Accept: application/json"); j.status != 200 {
+			t.Fatalf("short URL: %d %s", j.status, j.body)
+		}
+		wantBody(t, postJSON(t, acceptPath(id), keyB, ""), http.StatusForbidden, forbidden)
+		wantBody(t, postJSON(t, acceptPath(id), keyA, ""), http.StatusConflict, "")
+
+		credo.SetState("tenant-a", id, "presentation-received")
+		a := postJSON(t, acceptPath(id), keyA, "")
+		if a.status != http.StatusOK || a.json(t)["state"] != "done" || a.json(t)["id"] != id {
+			t.Fatalf("accept: %d %s", a.status, a.body)
+		}
+	})
+
+	t.Run("record made on the agent directly", func(t *testing.T) {
+		r := postJSON(t, oobPath(orgA, "indy"), keyA, indyBody)
+		id := r.json(t)["data"].(map[string]any)["proofRecordId"].(string)
+		// Forget that proofgate made it: ownership must then be asked of
+		// the agent of the caller's org (org A has a tenant to itself).
+		remembered, _ := filepath.Glob(filepath.Join(dir, "proofgate", "upstream-records", id+"*"))
+		if len(remembered) != 1 {
+			t.Fatalf("ownership document of %s not found: %v", id, remembered)
+		}
+		if err := os.Remove(remembered[0]); err != nil {
+			t.Fatal(err)
+		}
+		credo.SetState("tenant-a", id, "presentation-received")
+		wantBody(t, postJSON(t, acceptPath(id), keyB, ""), http.StatusNotFound, "")
+		if a := postJSON(t, acceptPath(id), keyA, ""); a.status != http.StatusOK {
+			t.Fatalf("accept: %d %s", a.status, a.body)
+		}
+	})
+
+	t.Run("acapy create and state conflict", func(t *testing.T) {
+		r := postJSON(t, oobPath(orgB, "presentationExchange"), keyB, peBody)
+		if r.status != http.StatusCreated {
+			t.Fatalf("create: %d %s", r.status, r.body)
+		}
+		data := r.json(t)["data"].(map[string]any)
+		inv := data["invitation"].(map[string]any)
+		if inv["@id"] != data["outOfBandId"] || len(inv["requests~attach"].([]any)) != 1 {
+			t.Fatalf("invitation %v", inv)
+		}
+		wantBody(t, postJSON(t, acceptPath(data["proofRecordId"].(string)), keyB, ""), http.StatusConflict, "")
+	})
+
+	t.Run("acapy refuses present-proof 1.0", func(t *testing.T) {
+		r := postJSON(t, oobPath(orgB, "indy"), keyB, strings.Replace(indyBody, `"isShortenUrl":false`, `"isShortenUrl":false,"protocolVersion":"v1"`, 1))
+		if r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "protocolVersion") {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+	})
+
+	t.Run("agent errors", func(t *testing.T) {
+		acapy.Inject(openapitest.ACAPyCreateRequest, openapitest.Fault{Status: 500, Body: `secret internals`, ContentType: "text/plain"})
+		r := postJSON(t, oobPath(orgB, "indy"), keyB, indyBody)
+		if r.status != http.StatusBadGateway || strings.Contains(string(r.body), "secret") {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+	})
+
+	t.Run("agent down", func(t *testing.T) {
+		acapy.Close()
+		wantBody(t, postJSON(t, oobPath(orgB, "indy"), keyB, indyBody), http.StatusServiceUnavailable, "")
+	})
+}
