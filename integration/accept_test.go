@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -85,5 +87,32 @@ func TestConcurrentAcceptsOneWins(t *testing.T) {
 	}
 	if count[http.StatusOK] != 1 || count[http.StatusConflict] != n-1 {
 		t.Fatalf("statuses %v: want one 200 and %d 409", count, n-1)
+	}
+}
+
+// TestFailedShortURLLeavesNoRecord breaks the short-URL storage (a file
+// where its directory belongs): the request fails with 503 and the proof
+// record the backend had already written is gone again.
+func TestFailedShortURLLeavesNoRecord(t *testing.T) {
+	_, dir := startCaddy(t, "")
+	if err := os.MkdirAll(filepath.Join(dir, "proofgate"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "proofgate", "shorturls"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := postJSON(t, oobPath(orgA, "presentationExchange"), keyA, peBody)
+	wantBody(t, r, http.StatusServiceUnavailable,
+		`{"statusCode":503,"error":"Service Unavailable","message":"the verifier is unavailable; try again later"}`)
+	records, _ := filepath.Glob(filepath.Join(dir, "proofgate", "records", "*"))
+	if len(records) != 0 {
+		t.Fatalf("records left behind: %v", records)
+	}
+	// With storage mended, the same request succeeds.
+	if err := os.Remove(filepath.Join(dir, "proofgate", "shorturls")); err != nil {
+		t.Fatal(err)
+	}
+	if r := postJSON(t, oobPath(orgA, "presentationExchange"), keyA, peBody); r.status != http.StatusCreated {
+		t.Fatalf("%d %s", r.status, r.body)
 	}
 }

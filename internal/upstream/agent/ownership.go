@@ -66,3 +66,11 @@ func (o *Ownership) Lookup(ctx context.Context, id string) (Owner, error) {
 	}
 	return doc, nil
 }
+
+// Forget drops what is remembered of record id (its request was undone).
+func (o *Ownership) Forget(ctx context.Context, id string) error {
+	if err := o.st.Delete(ctx, id); err != nil {
+		return errors.Join(backend.ErrUnavailable, err)
+	}
+	return nil
+}
