@@ -3,6 +3,8 @@ package apikey
 import (
 	"errors"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -31,8 +33,13 @@ func provisioned(t *testing.T, keys ...Key) *Provider {
 
 func TestAuthenticate(t *testing.T) {
 	t.Setenv("PROOFGATE_TEST_KEY", keyB)
+	secret := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(secret, []byte("key-from-a-file-0123456789\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	p := provisioned(t,
 		Key{Key: keyA, Orgs: []string{"org-a"}, Label: "a"},
+		Key{Key: "{file." + secret + "}", Orgs: []string{"org-f"}, Label: "f"},
 		Key{Key: "{env.PROOFGATE_TEST_KEY}", Orgs: []string{"org-b", "org-c"}},
 		Key{Key: Digest("pre-hashed-key-0123456789"), Orgs: []string{"*"}},
 	)
@@ -48,6 +55,7 @@ func TestAuthenticate(t *testing.T) {
 		{"bearer lower case", map[string]string{"Authorization": "bearer " + keyA}, nil, "api_key:a", []string{"org-a"}, false},
 		{"x-api-key", map[string]string{"X-API-Key": keyA}, nil, "api_key:a", []string{"org-a"}, false},
 		{"env placeholder", map[string]string{"X-API-Key": keyB}, nil, "", []string{"org-b", "org-c"}, false},
+		{"file placeholder", map[string]string{"X-API-Key": "key-from-a-file-0123456789"}, nil, "api_key:f", []string{"org-f"}, false},
 		{"pre-hashed", map[string]string{"Authorization": "Bearer pre-hashed-key-0123456789"}, nil, "", nil, true},
 		{"no credential", nil, auth.ErrNoCredential, "", nil, false},
 		{"basic", map[string]string{"Authorization": "Basic abc"}, auth.ErrNoCredential, "", nil, false},
