@@ -72,6 +72,9 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 // Provision loads the backends and auth providers and builds the gateway.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
+	if err := registerMetrics(ctx.GetMetricsRegistry()); err != nil {
+		return fmt.Errorf("registering metrics: %v", err)
+	}
 	if h.MaxBodySize == 0 {
 		h.MaxBodySize = DefaultMaxBodySize
 	}
@@ -212,33 +215,43 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if route == routeNone {
 		return next.ServeHTTP(w, r)
 	}
+	start := time.Now()
+	sw := statusWriters.Get().(*statusWriter)
+	sw.ResponseWriter, sw.status = w, 0
 	defer func() {
 		// A bug must cost one request a 500, never the connection.
 		if rec := recover(); rec != nil {
-			handlers.WriteInternalError(w, h.logger, fmt.Sprintf("panic: %v", rec))
+			handlers.WriteInternalError(sw, h.logger, fmt.Sprintf("panic: %v", rec))
 		}
+		observe(route.operation(), sw.status, start)
+		sw.ResponseWriter = nil
+		statusWriters.Put(sw)
 	}()
+	h.serve(sw, r, route, param)
+	return nil
+}
+
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, route route, param string) {
 	switch route {
 	case routeOOB:
 		if r.Method != http.MethodPost {
 			handlers.WriteMethodNotAllowed(w, http.MethodPost)
-			return nil
+			return
 		}
 		h.gw.SendOutOfBandRequest(w, r, param)
 	case routeAccept:
 		if r.Method != http.MethodPost {
 			handlers.WriteMethodNotAllowed(w, http.MethodPost)
-			return nil
+			return
 		}
 		h.gw.AcceptPresentation(w, r, param)
 	case routeShortURL:
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			handlers.WriteMethodNotAllowed(w, "GET, HEAD")
-			return nil
+			return
 		}
 		h.gw.ResolveShortURL(w, r, param)
 	}
-	return nil
 }
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens; see package

@@ -11,6 +11,18 @@ const (
 	routeShortURL
 )
 
+// operation is the route's metrics label.
+func (rt route) operation() string {
+	switch rt {
+	case routeOOB:
+		return opSendOOB
+	case routeAccept:
+		return opAccept
+	default:
+		return opShortURL
+	}
+}
+
 // match recognizes proofgate's paths without allocating: the two operations
 // and, when enabled, the short invitation URLs. It returns the path
 // parameter (org id, record id, short id), which is one non-empty segment.

@@ -1,0 +1,58 @@
+package integration
+
+import (
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"testing"
+)
+
+// metricValue reads one sample from Caddy's admin /metrics.
+func metricValue(t *testing.T, series string) float64 {
+	t.Helper()
+	resp, err := http.Get("http://localhost:2999/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(series) + ` ([0-9.e+]+)$`).FindSubmatch(b)
+	if m == nil {
+		return 0
+	}
+	v, err := strconv.ParseFloat(string(m[1]), 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestMetrics(t *testing.T) {
+	startCaddy(t, "")
+	created := `caddy_proofgate_requests_total{code="201",operation="send_oob"}`
+	denied := `caddy_proofgate_requests_total{code="401",operation="send_oob"}`
+	notFound := `caddy_proofgate_requests_total{code="404",operation="accept_presentation"}`
+	before := []float64{metricValue(t, created), metricValue(t, denied), metricValue(t, notFound)}
+
+	postJSON(t, oobPath(orgA, "indy"), keyA, indyBody)
+	postJSON(t, oobPath(orgA, "indy"), keyA, indyBody)
+	do(t, http.MethodPost, oobPath(orgA, "indy"), indyBody, "Content-Type: application/json")
+	postJSON(t, acceptPath("9b2c6f0e-1d3a-4c5b-8e7f-0a1b2c3d4e5f"), keyA, "")
+	do(t, http.MethodGet, "/elsewhere", "") // passed through: not counted
+
+	for i, tc := range []struct {
+		series string
+		delta  float64
+	}{{created, 2}, {denied, 1}, {notFound, 1}} {
+		if got := metricValue(t, tc.series) - before[i]; got != tc.delta {
+			t.Errorf("%s grew by %v, want %v", tc.series, got, tc.delta)
+		}
+	}
+	if metricValue(t, `caddy_proofgate_request_duration_seconds_count{operation="send_oob"}`) < 3 {
+		t.Error("durations not observed")
+	}
+}
