@@ -173,3 +173,10 @@ type RecordOwnershipChecker interface {
 type TenantValidator interface {
 	ValidateTenant(tenant string) error
 }
+
+// MetadataSetter is implemented by backends that keep proof records
+// themselves and can note facts on them (an e-mail delivery outcome), so
+// clients reading the record see them.
+type MetadataSetter interface {
+	SetRecordMetadata(ctx context.Context, proofRecordID, key string, value any) error
+}
