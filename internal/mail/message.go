@@ -1,0 +1,151 @@
+package mail
+
+import (
+	"errors"
+	"fmt"
+	netmail "net/mail"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Message is one invitation e-mail to one recipient.
+type Message struct {
+	// ID identifies the message in the outbox and in its Message-ID header;
+	// the caller generates it (a UUID), 1–200 letters, digits, '-', '_', '.'.
+	ID string `json:"id"`
+	// To is the recipient's bare address (a@b.c).
+	To string `json:"to"`
+	// OrgID, ProofRecordID and ThreadID say which proof request the mail
+	// belongs to; they are not shown in the mail, only handed back to
+	// onResult (and ProofRecordID is logged).
+	OrgID         string `json:"orgId,omitempty"`
+	ProofRecordID string `json:"proofRecordId,omitempty"`
+	ThreadID      string `json:"threadId,omitempty"`
+	// InvitationURL is the link the mail carries and its QR code encodes;
+	// pass the short URL when there is one (long URLs make dense QR codes,
+	// and past about 2,900 bytes none can be drawn: the mail then has the
+	// link only).
+	InvitationURL string `json:"invitationUrl"`
+	// Label names the verifier in the text ("<Label> asks you to share…").
+	Label string `json:"label,omitempty"`
+	// CreatedAt is set by Enqueue when zero.
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// Size caps of the fields, so one outbox document stays small.
+const (
+	maxAddressLen = 254
+	maxURLLen     = 8 << 10
+	maxLabelLen   = 200
+	maxIDLen      = 200
+)
+
+func (m *Message) validate() error {
+	var errs []error
+	if !validName(m.ID) {
+		errs = append(errs, fmt.Errorf("mail: message id %q is not 1-%d letters, digits, '-', '_' or '.'", m.ID, maxIDLen))
+	}
+	if err := checkRecipient(m.To); err != nil {
+		errs = append(errs, err)
+	}
+	if len(m.InvitationURL) > maxURLLen {
+		errs = append(errs, fmt.Errorf("mail: invitation URL longer than %d bytes", maxURLLen))
+	} else if u, err := url.Parse(m.InvitationURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		errs = append(errs, errors.New("mail: invitation URL must be an absolute http(s) URL"))
+	}
+	if len(m.Label) > maxLabelLen || strings.ContainsAny(m.Label, "\r\n") {
+		errs = append(errs, fmt.Errorf("mail: label must be one line of at most %d bytes", maxLabelLen))
+	}
+	for _, s := range []string{m.OrgID, m.ProofRecordID, m.ThreadID} {
+		if len(s) > maxIDLen {
+			errs = append(errs, fmt.Errorf("mail: identifier longer than %d bytes", maxIDLen))
+			break
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkRecipient accepts one bare address; the error does not repeat it
+// (addresses are personal data and errors end up in logs).
+func checkRecipient(to string) error {
+	if to == "" || len(to) > maxAddressLen {
+		return errors.New("mail: recipient must be one address of at most 254 bytes")
+	}
+	a, err := netmail.ParseAddress(to)
+	if err != nil || a.Name != "" || a.Address != to {
+		return errors.New("mail: recipient is not a bare e-mail address")
+	}
+	return nil
+}
+
+// State is where a message is in its delivery.
+type State string
+
+// States of a message.
+const (
+	// StateQueued waits for its next attempt (at Status.NextAttempt).
+	StateQueued State = "queued"
+	// StateSending is claimed by a deliverer that is talking to the server.
+	StateSending State = "sending"
+	// StateSent was accepted by the SMTP server.
+	StateSent State = "sent"
+	// StateFailed was rejected permanently or ran out of attempts.
+	StateFailed State = "failed"
+)
+
+// Final reports whether no more attempts will be made.
+func (s State) Final() bool { return s == StateSent || s == StateFailed }
+
+// Status is the delivery state of a message. Its JSON is meant to be copied
+// onto the proof record's metadata.
+type Status struct {
+	State State `json:"state"`
+	// Attempts counts the SMTP sessions started for the message.
+	Attempts int `json:"attempts"`
+	// LastError describes the last failure without personal data: the SMTP
+	// stage and reply code, or the network/TLS error.
+	LastError string `json:"lastError,omitempty"`
+	// NextAttempt is when a queued message is tried next.
+	NextAttempt time.Time `json:"nextAttempt,omitzero"`
+	CreatedAt   time.Time `json:"createdAt"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+	// FinishedAt is when the message was sent or failed for good.
+	FinishedAt time.Time `json:"finishedAt,omitzero"`
+}
+
+// document is what the outbox stores per message: proofgate/outbox/<id>.json.
+type document struct {
+	Message Message `json:"message"`
+	Status  Status  `json:"status"`
+	// LeaseUntil bounds a "sending" claim: past it, the deliverer that
+	// claimed the message is presumed dead and another may try again.
+	LeaseUntil time.Time `json:"leaseUntil,omitzero"`
+}
+
+// due returns when the document next needs a deliverer's attention: its
+// next attempt, the end of a sending lease, or the end of its retention.
+func (d *document) due(retention time.Duration) time.Time {
+	switch d.Status.State {
+	case StateQueued:
+		return d.Status.NextAttempt
+	case StateSending:
+		return d.LeaseUntil
+	default:
+		return d.Status.FinishedAt.Add(retention)
+	}
+}
+
+func validName(name string) bool {
+	if name == "" || len(name) > maxIDLen || name == "." || name == ".." {
+		return false
+	}
+	for _, c := range name {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_', c == '.':
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,162 @@
+package mail
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	gomail "github.com/wneessen/go-mail"
+)
+
+// smtpSender opens one SMTP session per message (deliveries are rare and
+// spread out; a pooled connection would mostly be a stale one).
+type smtpSender struct {
+	host     string
+	port     int
+	mode     string
+	tls      *tls.Config
+	username string
+	password string
+	timeout  time.Duration
+}
+
+func newSMTPSender(cfg Config) (*smtpSender, error) {
+	host, portText, err := net.SplitHostPort(cfg.SMTP)
+	if err != nil {
+		return nil, fmt.Errorf("email: smtp: %w", err)
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil {
+		return nil, fmt.Errorf("email: smtp: %w", err)
+	}
+	s := &smtpSender{
+		host: host, port: port, mode: cfg.TLS,
+		username: cfg.Username, password: cfg.Password,
+		timeout: time.Duration(cfg.Timeout),
+	}
+	if cfg.TLS != TLSNone {
+		if s.tls, err = cfg.tlsConfig(host); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// preferredAuth lists the SASL mechanisms tried, strongest first. PLAIN and
+// LOGIN refuse to run over a connection that is neither TLS nor loopback.
+var preferredAuth = []gomail.SMTPAuthType{
+	gomail.SMTPAuthSCRAMSHA256, gomail.SMTPAuthSCRAMSHA1,
+	gomail.SMTPAuthPlain, gomail.SMTPAuthLogin, gomail.SMTPAuthCramMD5,
+}
+
+// send runs one SMTP session for msg. The whole session, not just each
+// command, is bounded by the timeout: the connection is closed when it ends.
+func (s *smtpSender) send(msg *gomail.Msg) error {
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	defer cancel()
+	opts := []gomail.Option{
+		gomail.WithPort(s.port),
+		gomail.WithTimeout(s.timeout),
+		gomail.WithDialContextFunc(s.dialer(ctx)),
+	}
+	switch s.mode {
+	case TLSStartTLS:
+		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSMandatory), gomail.WithTLSConfig(s.tls))
+	case TLSOpportunistic:
+		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSOpportunistic), gomail.WithTLSConfig(s.tls))
+	default: // implicit TLS is done by the dialer; none is none
+		opts = append(opts, gomail.WithTLSPolicy(gomail.NoTLS))
+	}
+	if s.username != "" {
+		opts = append(opts,
+			gomail.WithOpportunisticSMTPAuth(preferredAuth...),
+			gomail.WithUsername(s.username),
+			gomail.WithPassword(s.password))
+	}
+	client, err := gomail.NewClient(s.host, opts...)
+	if err != nil {
+		return err
+	}
+	return client.DialAndSendWithContext(ctx, msg)
+}
+
+// dialer connects (with TLS at once in implicit mode) and ties the
+// connection's life to ctx. Returning the *tls.Conn itself matters: it is
+// how the SMTP client knows the session is encrypted before it sends a
+// password.
+func (s *smtpSender) dialer(session context.Context) gomail.DialContextFunc {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		var d net.Dialer
+		conn, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		if s.mode == TLSImplicit {
+			tc := tls.Client(conn, s.tls)
+			if err := tc.HandshakeContext(ctx); err != nil {
+				conn.Close()
+				return nil, err
+			}
+			conn = tc
+		}
+		context.AfterFunc(session, func() { conn.Close() })
+		return conn, nil
+	}
+}
+
+// attemptError is the outcome of a failed attempt.
+type attemptError struct {
+	// permanent: retrying cannot help (the server refused this message).
+	permanent bool
+	// text describes the failure without personal data, for the status.
+	text string
+	// err is the full error, for debug logs only (it can hold the address).
+	err error
+}
+
+func (e *attemptError) Error() string { return e.text }
+
+// classify turns a send error into an attemptError. Only replies about this
+// message are permanent: a 5xx to RCPT TO or to the message data. Failures
+// to connect, negotiate TLS or authenticate, and 5xx replies to MAIL FROM
+// (the sender), are the server's or the configuration's, so they are
+// retried up to max_attempts, in case an operator fixes them meanwhile.
+func classify(err error) *attemptError {
+	var se *gomail.SendError
+	if errors.As(err, &se) {
+		code := se.ErrorCode()
+		text := se.Reason.String()
+		if code != 0 {
+			text += ": SMTP " + strconv.Itoa(code)
+			if esc := se.EnhancedStatusCode(); esc != "" {
+				text += " " + esc
+			}
+		} else if !se.IsTemp() {
+			text += ": connection failed"
+		}
+		permanent := code >= 500 && code < 600
+		switch se.Reason {
+		case gomail.ErrSMTPMailFrom, gomail.ErrConnCheck, gomail.ErrSMTPReset:
+			permanent = false
+		case gomail.ErrGetSender, gomail.ErrGetRcpts, gomail.ErrNoUnencoded:
+			permanent = true
+		}
+		return &attemptError{permanent: permanent, text: text, err: err}
+	}
+	// Before MAIL FROM: connect, greeting, TLS, AUTH. The texts name the
+	// server and the reply, never the recipient.
+	return &attemptError{text: oneLine(err.Error(), 300), err: err}
+}
+
+func oneLine(s string, limit int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > limit {
+		s = s[:limit] + "…"
+	}
+	return s
+}
