@@ -30,6 +30,8 @@ type Gateway struct {
 	// ShortURLBase is the prefix of short URLs: <public_url>/url/.
 	ShortURLBase string
 	MaxBodySize  int64
+	// Mail queues invitation e-mails; nil when no email block is set.
+	Mail Mailer
 }
 
 // Router says which backend serves an org.

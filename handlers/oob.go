@@ -9,9 +9,6 @@ import (
 	"net/http"
 	"strings"
 
-	"go.uber.org/zap"
-
-	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/validate"
 )
 
@@ -49,8 +46,8 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 		WriteInternalError(w, g.Logger, err.Error())
 		return
 	}
-	if len(req.Emails) > 0 {
-		writeError(w, http.StatusBadRequest, []string{"emailId: e-mail delivery is not configured on this gateway"})
+	if len(req.Emails) > 0 && g.Mail == nil {
+		writeError(w, http.StatusBadRequest, []string{"emailId: e-mail delivery is not configured on this gateway (add an email block)"})
 		return
 	}
 	if req.IsShortenURL && g.ShortURLs == nil {
@@ -63,47 +60,68 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 		writeError(w, http.StatusNotFound, fmt.Sprintf("org %s is not served by this gateway", orgID))
 		return
 	}
-	res, err := b.SendOutOfBandRequest(r.Context(), org, req)
-	if err != nil {
-		writeBackendError(w, g.Logger, "", err)
-		return
-	}
-	data := oobData{
-		ProofRecordID:     res.ProofRecord.ID,
-		ProofRecordThID:   res.ProofRecord.ThreadID,
-		OutOfBandID:       res.OutOfBandID,
-		InvitationURL:     res.InvitationURL,
-		LongInvitationURL: res.InvitationURL,
-		Invitation:        res.Invitation,
-	}
-	if req.IsShortenURL {
-		id, _, err := g.ShortURLs.Create(r.Context(), orgID, res.InvitationURL, res.Invitation)
-		if err != nil {
-			g.discard(r, b, org, res.ProofRecord.ID)
-			g.Logger.Error("storing short URL", zap.Error(err))
-			writeError(w, http.StatusServiceUnavailable, "the verifier is unavailable; try again later")
+	c := &creation{g: g, b: b, org: org, req: req}
+	if len(req.Emails) == 0 {
+		if err := c.one(r.Context(), ""); err != nil {
+			c.undo(r)
+			writeBackendError(w, g.Logger, "", err)
 			return
 		}
-		data.InvitationURL = g.ShortURLBase + id
+		d := c.done[0]
+		writeCreated(w, oobData{
+			ProofRecordID:     d.result.ProofRecord.ID,
+			ProofRecordThID:   d.result.ProofRecord.ThreadID,
+			OutOfBandID:       d.result.OutOfBandID,
+			InvitationURL:     d.url,
+			LongInvitationURL: d.result.InvitationURL,
+			Invitation:        d.result.Invitation,
+		})
+		return
 	}
+
+	recipients := make([]recipient, 0, len(req.Emails))
+	for _, to := range req.Emails {
+		if err := c.one(r.Context(), to); err != nil {
+			c.undo(r)
+			writeBackendError(w, g.Logger, "", err)
+			return
+		}
+		d := c.done[len(c.done)-1]
+		recipients = append(recipients, recipient{
+			Email:           to,
+			ProofRecordID:   d.result.ProofRecord.ID,
+			ProofRecordThID: d.result.ProofRecord.ThreadID,
+			InvitationURL:   d.url,
+			EmailStatus:     "queued",
+		})
+	}
+	g.Mail.Flush()
+	writeCreated(w, recipientsData{Recipients: recipients})
+}
+
+// recipientsData is data of 4.1's success envelope with emailId: one proof
+// request per recipient.
+type recipientsData struct {
+	Recipients []recipient `json:"recipients"`
+}
+
+type recipient struct {
+	Email           string `json:"email"`
+	ProofRecordID   string `json:"proofRecordId"`
+	ProofRecordThID string `json:"proofRecordThId"`
+	InvitationURL   string `json:"invitationUrl"`
+	// EmailStatus is "queued": the mail is stored and will be delivered
+	// with retries; its outcome is noted on the record's metadata.
+	EmailStatus string `json:"emailStatus"`
+}
+
+func writeCreated(w http.ResponseWriter, data any) {
 	writeJSON(w, http.StatusCreated, successBody{
 		StatusCode: http.StatusCreated,
 		Success:    true,
 		Message:    "Proof request sent successfully.",
 		Data:       data,
 	})
-}
-
-// discard removes a record whose request failed after the backend created
-// it, where the backend can, so no partial request survives.
-func (g *Gateway) discard(r *http.Request, b backend.Backend, org backend.Org, recordID string) {
-	d, ok := b.(backend.Discarder)
-	if !ok {
-		return
-	}
-	if err := d.DiscardRecord(r.Context(), org, recordID); err != nil {
-		g.Logger.Error("discarding the record of a failed request", zap.String("proof_record_id", recordID), zap.Error(err))
-	}
 }
 
 // readJSONBody checks the content type (415) and reads the body up to the

@@ -33,6 +33,7 @@ http://localhost:9080 {
 	}
 }
 `, "caddyfile")
+	settle(t)
 
 	for _, tc := range []struct {
 		name, requestType, body, format string

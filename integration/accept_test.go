@@ -51,6 +51,7 @@ func TestAcceptAfterReload(t *testing.T) {
 
 	// A config reload (a changed option) must not lose records.
 	tester.InitServer(globalOptions(dir)+proofgateSite("short_url_ttl 1h"), "caddyfile")
+	settle(t)
 
 	r := postJSON(t, acceptPath(id), keyA, "")
 	if r.status != http.StatusOK {

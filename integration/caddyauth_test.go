@@ -44,6 +44,7 @@ http://localhost:9080 {
 	respond "passed through" 200
 }
 `, "caddyfile")
+	settle(t)
 
 	basic := func(user, pass string) string {
 		return "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
@@ -94,6 +95,7 @@ http://localhost:9080 {
 	}
 }
 `, "caddyfile")
+	settle(t)
 	r := do(t, http.MethodPost, oobPath(orgA, "indy"), indyBody, "Content-Type: application/json",
 		"Authorization: Basic "+base64.StdEncoding.EncodeToString([]byte("alice:alice-password")))
 	wantBody(t, r, 401, unauthorized)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/caddyserver/caddy/v2/caddytest"
 
@@ -73,7 +74,38 @@ func startCaddy(t *testing.T, extra string) (*caddytest.Tester, string) {
 	dir := t.TempDir()
 	tester := caddytest.NewTester(t)
 	tester.InitServer(globalOptions(dir)+proofgateSite(extra), "caddyfile")
+	settle(t)
 	return tester, dir
+}
+
+// settle waits until the freshly loaded server answers. Caddy starts the
+// new config before stopping the old one on the same listener, and a
+// connection the old server accepted in that instant is reset; probing
+// absorbs that instead of a test's first (non-idempotent) request.
+func settle(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for ok := 0; ok < 3; {
+		resp, err := testClient.Get(base + "/.settle")
+		if err == nil {
+			resp.Body.Close()
+			ok++
+			continue
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not settle: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// testClient does not follow redirects (tests look at them) and keeps no
+// idle connections: a config load closes the server's connections, and a
+// POST on a stale kept-alive one would fail with EOF instead of being
+// retried.
+var testClient = &http.Client{
+	Transport:     &http.Transport{DisableKeepAlives: true},
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 }
 
 type response struct {
@@ -106,8 +138,7 @@ func do(t *testing.T, method, path string, body string, headers ...string) respo
 		name, value, _ := strings.Cut(h, ": ")
 		req.Header.Set(name, value)
 	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.Do(req)
+	resp, err := testClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -147,6 +147,7 @@ func startJWTCaddy(t *testing.T, authBlock string) *caddytest.Tester {
 	t.Helper()
 	tester := caddytest.NewTester(t)
 	tester.InitServer(jwtConfig(t.TempDir(), authBlock), "caddyfile")
+	settle(t)
 	return tester
 }
 
@@ -258,12 +259,14 @@ func TestJWTCacheSurvivesReload(t *testing.T) {
 	dir := t.TempDir()
 	tester := caddytest.NewTester(t)
 	tester.InitServer(jwtConfig(dir, jwtAuth(idp, "", "")), "caddyfile")
+	settle(t)
 	tok := k.token(t, []string{"verifier"}, nil)
 	wantBody(t, postBearer(t, orgA, tok), 201, "")
 	before := idp.fetches.Load()
 
 	// Same JWKS settings, another change (allowed roles): a reload.
 	tester.InitServer(jwtConfig(dir, strings.Replace(jwtAuth(idp, "", ""), "allowed_roles owner admin verifier", "allowed_roles verifier", 1)), "caddyfile")
+	settle(t)
 	idp.down.Store(true) // the reloaded config must not need the IdP
 	wantBody(t, postBearer(t, orgA, tok), 201, "")
 	if n := idp.fetches.Load(); n != before {

@@ -52,6 +52,7 @@ http://localhost:9080 {
 	}
 }
 `, "caddyfile")
+	settle(t)
 	for _, path := range []string{oobPath(orgA, "indy"), acceptPath("9b2c6f0e-1d3a-4c5b-8e7f-0a1b2c3d4e5f")} {
 		body := indyBody
 		if strings.HasPrefix(path, "/proofs/") {

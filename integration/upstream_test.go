@@ -44,6 +44,7 @@ http://localhost:9080 {
 	}
 }
 `, "caddyfile")
+	settle(t)
 
 	t.Run("credo create, short URL, accept", func(t *testing.T) {
 		r := postJSON(t, oobPath(orgA, "indy"), keyA, strings.Replace(indyBody, `"isShortenUrl":false`, `"isShortenUrl":true`, 1))

@@ -1,0 +1,111 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+
+	"go.uber.org/zap"
+
+	"github.com/proofgate/proofgate/internal/backend"
+)
+
+// Mailer queues invitation e-mails for delivery. Queue must make the mail
+// durable (it will be attempted even across restarts) before it returns.
+type Mailer interface {
+	Queue(ctx context.Context, m InvitationMail) (mailID string, err error)
+	// Cancel undoes a Queue whose request failed afterwards.
+	Cancel(ctx context.Context, mailID string) error
+	// Flush tells the deliverer that mails were queued.
+	Flush()
+}
+
+// InvitationMail is one recipient's invitation.
+type InvitationMail struct {
+	To            string
+	OrgID         string
+	ProofRecordID string
+	ThreadID      string
+	InvitationURL string
+	Label         string
+}
+
+// created is one proof request made for this HTTP request, with what it
+// takes to undo it.
+type created struct {
+	result  backend.OOBResult
+	url     string // the invitation URL handed out: short or long
+	shortID string
+	mailID  string
+}
+
+// creation makes the proof requests of one HTTP request: one, or one per
+// e-mail recipient (an out-of-band proof request is single-use). If any
+// step fails, undo removes everything made so far.
+type creation struct {
+	g    *Gateway
+	b    backend.Backend
+	org  backend.Org
+	req  backend.OOBRequest
+	done []created
+}
+
+// one makes a proof request, its short URL if asked, and its mail if to is
+// not empty.
+func (c *creation) one(ctx context.Context, to string) error {
+	res, err := c.b.SendOutOfBandRequest(ctx, c.org, c.req)
+	if err != nil {
+		return err
+	}
+	made := created{result: res, url: res.InvitationURL}
+	c.done = append(c.done, made)
+	last := &c.done[len(c.done)-1]
+	if c.req.IsShortenURL {
+		id, _, err := c.g.ShortURLs.Create(ctx, c.org.ID, res.InvitationURL, res.Invitation)
+		if err != nil {
+			return err
+		}
+		last.shortID, last.url = id, c.g.ShortURLBase+id
+	}
+	if to != "" {
+		label := c.req.Label
+		id, err := c.g.Mail.Queue(ctx, InvitationMail{
+			To: to, OrgID: c.org.ID, ProofRecordID: res.ProofRecord.ID, ThreadID: res.ProofRecord.ThreadID,
+			InvitationURL: last.url, Label: label,
+		})
+		if err != nil {
+			return err
+		}
+		last.mailID = id
+	}
+	return nil
+}
+
+// undo removes, newest first, every record, short URL and queued mail this
+// request made, where the parts allow it. It runs after the caller may have
+// gone, so it does not use the request's context.
+func (c *creation) undo(r *http.Request) {
+	ctx := context.WithoutCancel(r.Context())
+	for i := len(c.done) - 1; i >= 0; i-- {
+		d := c.done[i]
+		if d.mailID != "" {
+			if err := c.g.Mail.Cancel(ctx, d.mailID); err != nil {
+				c.g.Logger.Error("cancelling the mail of a failed request", zap.String("mail_id", d.mailID), zap.Error(err))
+			}
+		}
+		if d.shortID != "" {
+			if err := c.g.ShortURLs.Delete(ctx, d.shortID); err != nil {
+				c.g.Logger.Error("deleting the short URL of a failed request", zap.Error(err))
+			}
+		}
+		id := d.result.ProofRecord.ID
+		if dis, ok := c.b.(backend.Discarder); ok {
+			if err := dis.DiscardRecord(ctx, c.org, id); err != nil {
+				c.g.Logger.Error("discarding the record of a failed request", zap.String("proof_record_id", id), zap.Error(err))
+			}
+		} else {
+			c.g.Logger.Warn("the agent keeps the record of a failed request (it cannot delete records); no client has its invitation",
+				zap.String("proof_record_id", id), zap.String("thread_id", d.result.ProofRecord.ThreadID))
+		}
+	}
+	c.done = nil
+}
