@@ -109,7 +109,7 @@ func (c *composer) compose(m Message, date time.Time) (*gomail.Msg, error) {
 	msg.AddAlternativeString(gomail.TypeTextHTML, html.String())
 	if png != nil {
 		if err := msg.EmbedReader("qrcode.png", bytes.NewReader(png),
-			gomail.WithFileContentID(cid),
+			gomail.WithFileContentID("<"+cid+">"), // RFC 2392: in angle brackets
 			gomail.WithFileContentType(gomail.ContentType("image/png"))); err != nil {
 			return nil, err
 		}

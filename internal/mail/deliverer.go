@@ -44,9 +44,13 @@ type Deliverer struct {
 	backoff func(attempt int) time.Duration
 	rescan  time.Duration
 	lease   time.Duration
+	// afterPeek runs between the unlocked read of a due message and the
+	// locked claim (tests make two deliverers meet there).
+	afterPeek func(id string)
 
-	notify chan struct{}
-	kick   chan struct{}
+	notify    chan struct{}
+	kick      chan struct{}
+	rescanNow chan struct{}
 
 	mu      sync.Mutex // guards cancel and done (Start/Stop)
 	cancel  context.CancelFunc
@@ -81,17 +85,18 @@ func NewDeliverer(cfg Config, outbox *Outbox, logger *zap.Logger, onResult func(
 		return nil, err
 	}
 	d := &Deliverer{
-		cfg:      cfg,
-		outbox:   outbox,
-		logger:   logger,
-		onResult: onResult,
-		composer: comp,
-		sender:   sender,
-		now:      time.Now,
-		rescan:   rescanInterval,
-		lease:    time.Duration(cfg.Timeout) + leaseGrace,
-		notify:   make(chan struct{}, 1),
-		kick:     make(chan struct{}, 1),
+		cfg:       cfg,
+		outbox:    outbox,
+		logger:    logger,
+		onResult:  onResult,
+		composer:  comp,
+		sender:    sender,
+		now:       time.Now,
+		rescan:    rescanInterval,
+		lease:     time.Duration(cfg.Timeout) + leaseGrace,
+		notify:    make(chan struct{}, 1),
+		kick:      make(chan struct{}, 1),
+		rescanNow: make(chan struct{}, 1),
 	}
 	d.backoff = d.defaultBackoff
 	return d, nil
@@ -123,6 +128,15 @@ func (d *Deliverer) Start() {
 func (d *Deliverer) Notify() {
 	select {
 	case d.notify <- struct{}{}:
+	default:
+	}
+}
+
+// scanNow asks for a scan of the whole outbox (tests use it to make
+// deliverers race, and to pass a retention without waiting a minute).
+func (d *Deliverer) scanNow() {
+	select {
+	case d.rescanNow <- struct{}{}:
 	default:
 	}
 }
@@ -193,6 +207,9 @@ func (d *Deliverer) run(ctx context.Context, done chan struct{}) {
 			}
 			d.schedule(ids...)
 		case <-d.kick:
+		case <-d.rescanNow:
+			d.scan(ctx)
+			lastScan = time.Now()
 		case <-timer.C:
 			if time.Since(lastScan) >= d.rescan {
 				d.scan(ctx)
@@ -358,6 +375,9 @@ func (d *Deliverer) claim(ctx context.Context, id string) (doc document, ok bool
 		return doc, false, due, !doc.Status.State.Final()
 	}
 
+	if d.afterPeek != nil {
+		d.afterPeek(id)
+	}
 	locked, err := d.outbox.tryLock(ctx, id)
 	if err != nil {
 		next, keep = d.retryAfterStorageError(ctx, id, err)
