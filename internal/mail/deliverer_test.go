@@ -197,6 +197,57 @@ func TestPermanentRejectionFailsAtOnce(t *testing.T) {
 	}
 }
 
+// Which replies fail a message at once and which are retried, by stage.
+func TestRejectionStages(t *testing.T) {
+	once := func(code int, esc smtp.EnhancedCode) func(int) error {
+		return func(n int) error {
+			if n == 1 {
+				return smtpErr(code, esc, "no")
+			}
+			return nil
+		}
+	}
+	tests := []struct {
+		name   string
+		server serverOptions
+		first  State  // state after the first attempt
+		text   string // in LastError
+	}{
+		{"RCPT 550", serverOptions{rcpt: func(_ string, n int) error { return once(550, smtp.EnhancedCode{5, 1, 1})(n) }}, StateFailed, "RCPT TO command: SMTP 550 5.1.1"},
+		{"RCPT 452", serverOptions{rcpt: func(_ string, n int) error { return once(452, smtp.EnhancedCode{4, 2, 2})(n) }}, StateQueued, "RCPT TO command: SMTP 452 4.2.2"},
+		{"DATA 554", serverOptions{data: once(554, smtp.EnhancedCode{5, 6, 0})}, StateFailed, "SMTP 554 5.6.0"},
+		{"DATA 451", serverOptions{data: once(451, smtp.EnhancedCode{4, 3, 0})}, StateQueued, "SMTP 451 4.3.0"},
+		// A refused sender is the configuration's problem, not the
+		// message's: retried, in case it is fixed meanwhile.
+		{"MAIL FROM 550", serverOptions{mail: once(550, smtp.EnhancedCode{5, 7, 1})}, StateQueued, "MAIL FROM command: SMTP 550 5.7.1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := startServer(t, tt.server)
+			h := newHarness(t, testConfig(srv.addr), t.TempDir())
+			h.d.Start()
+			h.enqueue(t, testMessage("m-1", "alice@example.org"))
+			h.d.Notify()
+			r := h.next(t)
+			if r.st.State != tt.first || r.st.Attempts != 1 || !strings.Contains(r.st.LastError, tt.text) {
+				t.Fatalf("first result = %+v, want %s with %q", r.st, tt.first, tt.text)
+			}
+			if tt.first == StateFailed {
+				if n := len(srv.messages()); n != 0 {
+					t.Fatalf("server kept %d messages", n)
+				}
+				return
+			}
+			if r := h.next(t); r.st.State != StateSent || r.st.Attempts != 2 {
+				t.Fatalf("second result = %+v", r.st)
+			}
+			if n := len(srv.messages()); n != 1 {
+				t.Fatalf("server got %d messages", n)
+			}
+		})
+	}
+}
+
 func TestServerDownThenUp(t *testing.T) {
 	addr := freeAddr(t)
 	cfg := testConfig(addr)

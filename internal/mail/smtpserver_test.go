@@ -31,11 +31,16 @@ type testServer struct {
 	// Behaviour, set before the first session.
 	// rcpt, if set, answers RCPT TO; n counts RCPT TOs for that address, from 1.
 	rcpt func(to string, n int) error
+	// mail and data, if set, answer MAIL FROM and the end of DATA; n counts
+	// the calls, from 1.
+	mail, data func(n int) error
 	// users, if set, requires AUTH PLAIN with one of these credentials.
 	users map[string]string
 
 	mu       sync.Mutex
 	rcptSeen map[string]int
+	mailSeen int
+	dataSeen int
 	msgs     []received
 	got      chan received
 }
@@ -53,12 +58,14 @@ type serverOptions struct {
 	implicit bool
 	addr     string // default 127.0.0.1:0
 	rcpt     func(to string, n int) error
+	mail     func(n int) error
+	data     func(n int) error
 	users    map[string]string
 }
 
 func startServer(t *testing.T, o serverOptions) *testServer {
 	t.Helper()
-	ts := &testServer{rcpt: o.rcpt, users: o.users, rcptSeen: map[string]int{}, got: make(chan received, 100)}
+	ts := &testServer{rcpt: o.rcpt, mail: o.mail, data: o.data, users: o.users, rcptSeen: map[string]int{}, got: make(chan received, 100)}
 	srv := smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) {
 		_, isTLS := c.TLSConnectionState()
 		return &testSession{ts: ts, tls: isTLS, conn: c}, nil
@@ -145,6 +152,15 @@ func (s *testSession) Mail(from string, _ *smtp.MailOptions) error {
 	if s.ts.users != nil && s.user == "" {
 		return smtp.ErrAuthRequired
 	}
+	s.ts.mu.Lock()
+	s.ts.mailSeen++
+	n := s.ts.mailSeen
+	s.ts.mu.Unlock()
+	if s.ts.mail != nil {
+		if err := s.ts.mail(n); err != nil {
+			return err
+		}
+	}
 	s.from = from
 	return nil
 }
@@ -167,6 +183,15 @@ func (s *testSession) Data(r io.Reader) error {
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return err
+	}
+	s.ts.mu.Lock()
+	s.ts.dataSeen++
+	n := s.ts.dataSeen
+	s.ts.mu.Unlock()
+	if s.ts.data != nil {
+		if err := s.ts.data(n); err != nil {
+			return err
+		}
 	}
 	_, isTLS := s.conn.TLSConnectionState()
 	m := received{From: s.from, To: s.to, User: s.user, TLS: isTLS || s.tls, Data: b}
