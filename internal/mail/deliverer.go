@@ -8,8 +8,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 )
+
+// Interface guard: a Deliverer can be a caddy.UsagePool value.
+var _ caddy.Destructor = (*Deliverer)(nil)
 
 // Defaults of the deliverer's internal timings.
 const (
@@ -130,6 +134,13 @@ func (d *Deliverer) Notify() {
 	case d.notify <- struct{}{}:
 	default:
 	}
+}
+
+// Destruct stops the deliverer, so it can live in a caddy.UsagePool
+// (caddy.Destructor) and survive config reloads.
+func (d *Deliverer) Destruct() error {
+	d.Stop()
+	return nil
 }
 
 // scanNow asks for a scan of the whole outbox (tests use it to make
@@ -387,6 +398,9 @@ func (d *Deliverer) claim(ctx context.Context, id string) (doc document, ok bool
 		return doc, false, now.Add(storageRetry), true
 	}
 	defer d.outbox.unlock(id)
+	if ctx.Err() != nil {
+		return doc, false, next, false // stopping: leave it to the next deliverer
+	}
 	// Read again under the lock: another instance may have claimed it.
 	switch err := d.outbox.store.Get(ctx, id, &doc); {
 	case errors.Is(err, ErrNotFound):

@@ -316,6 +316,47 @@ func TestRestartDeliversLeftovers(t *testing.T) {
 	}
 }
 
+// Stop lets a send in flight finish and records its outcome.
+func TestStopWaitsForSendInFlight(t *testing.T) {
+	inData := make(chan struct{})
+	release := make(chan struct{})
+	srv := startServer(t, serverOptions{data: func(int) error {
+		close(inData)
+		<-release
+		return nil
+	}})
+	h := newHarness(t, testConfig(srv.addr), t.TempDir())
+	h.d.Start()
+	h.enqueue(t, testMessage("m-1", "alice@example.org"))
+	h.d.Notify()
+	select {
+	case <-inData:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the message never reached DATA")
+	}
+	stopped := make(chan struct{})
+	go func() { h.d.Stop(); close(stopped) }()
+	time.Sleep(100 * time.Millisecond) // let Stop begin: it must still wait
+	select {
+	case <-stopped:
+		t.Fatal("Stop returned while a send was in flight")
+	default:
+	}
+	close(release)
+	select {
+	case <-stopped:
+	case <-time.After(60 * time.Second):
+		t.Fatal("Stop did not return")
+	}
+	st, err := h.outbox.Status(t.Context(), "m-1")
+	if err != nil || st.State != StateSent {
+		t.Fatalf("status after Stop = %+v, %v", st, err)
+	}
+	if r := h.next(t); r.st.State != StateSent {
+		t.Fatalf("result = %+v", r)
+	}
+}
+
 // A stopped deliverer starts again.
 func TestStopStart(t *testing.T) {
 	srv := startServer(t, serverOptions{})
