@@ -58,6 +58,7 @@ type Handler struct {
 
 	gw          *handlers.Gateway
 	shortPrefix string // URL path prefix of short URLs, "" when disabled
+	mailKey     string // this handler's entry in mailPool, "" without email
 	logger      *zap.Logger
 }
 
@@ -163,6 +164,22 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.gw.ShortURLBase = base + "/url/"
 		h.shortPrefix = strings.TrimSuffix(u.Path, "/") + "/url/"
 		h.gw.ShortURLs = shorturl.New(store.New(ctx.Storage(), "shorturls"), time.Duration(h.ShortURLTTL))
+	}
+	if h.Email != nil {
+		if err := h.provisionMail(ctx, ctx.Storage()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Cleanup releases this handler's hold on the e-mail deliverer; the last
+// holder stops it.
+func (h *Handler) Cleanup() error {
+	if h.mailKey != "" {
+		_, err := mailPool.Delete(h.mailKey)
+		h.mailKey = ""
+		return err
 	}
 	return nil
 }
@@ -270,6 +287,7 @@ func parseCaddyfile(helper httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, e
 var (
 	_ caddy.Provisioner           = (*Handler)(nil)
 	_ caddy.Validator             = (*Handler)(nil)
+	_ caddy.CleanerUpper          = (*Handler)(nil)
 	_ caddyhttp.MiddlewareHandler = (*Handler)(nil)
 	_ caddyfile.Unmarshaler       = (*Handler)(nil)
 )

@@ -14,6 +14,11 @@
 //		unknown_fields reject|ignore
 //		input_descriptors dif|strict
 //		max_recipients <n>
+//		email {                        # see internal/mail
+//			smtp <host:port> [<username> <password>]
+//			from "<Name <addr>>"
+//			...
+//		}
 //		auth {
 //			api_key <key> org <org_id...>|* [label <label>]   # repeatable
 //			jwt { ... }
@@ -34,6 +39,7 @@ import (
 
 	"github.com/proofgate/proofgate/internal/auth/apikey"
 	"github.com/proofgate/proofgate/internal/config"
+	"github.com/proofgate/proofgate/internal/mail"
 )
 
 // Parse fills c from the tokens of one proofgate directive (d positioned
@@ -60,6 +66,14 @@ func Parse(d *caddyfile.Dispenser, c *config.Config) error {
 			}
 		case "org":
 			if err := parseOrg(d, c); err != nil {
+				return err
+			}
+		case "email":
+			if err := once(opt); err != nil {
+				return err
+			}
+			c.Email = new(mail.Config)
+			if err := c.Email.UnmarshalCaddyfile(d.NewFromNextSegment()); err != nil {
 				return err
 			}
 		case "auth":

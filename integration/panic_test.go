@@ -111,3 +111,23 @@ http://localhost:9080 {
 }
 `, "caddyfile", `is not a configured backend`)
 }
+
+func TestLoadRefusedWithPlaintextMailToRemoteServer(t *testing.T) {
+	caddytest.AssertLoadError(t, globalOptions(t.TempDir())+`
+http://localhost:9080 {
+	proofgate {
+		backend local local {
+			public_url http://localhost:9080
+		}
+		email {
+			smtp smtp.example.com:25
+			tls none
+			from noreply@example.com
+		}
+		auth {
+			api_key `+keyA+` org `+orgA+`
+		}
+	}
+}
+`, "caddyfile", "email: tls none: only allowed for a server on a loopback address")
+}

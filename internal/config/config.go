@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 
 	"github.com/caddyserver/caddy/v2"
+
+	"github.com/proofgate/proofgate/internal/mail"
 )
 
 // Config is the proofgate handler's configuration.
@@ -55,6 +57,11 @@ type Config struct {
 
 	// MaxRecipients caps the emailId list of one request. Default: 10.
 	MaxRecipients int `json:"max_recipients,omitempty"`
+
+	// Email delivers invitations to the emailId recipients of a request:
+	// queued durably before the 201, then sent over SMTP with retries. Without
+	// it, requests with emailId are refused (400).
+	Email *mail.Config `json:"email,omitempty"`
 }
 
 // OrgRoute names the backend (and tenant) serving one org.

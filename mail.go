@@ -1,0 +1,137 @@
+package proofgate
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/certmagic"
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/proofgate/proofgate/handlers"
+	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/mail"
+)
+
+// mailPool keeps one e-mail deliverer per SMTP configuration and storage
+// across config reloads: Caddy provisions the new config before cleaning
+// up the old, so the queue is never left without workers, and the last
+// Cleanup stops them.
+var mailPool = caddy.NewUsagePool()
+
+// pooledDeliverer is a deliverer shared by the handlers of successive
+// configs. Outcomes go to the newest handler (sink), whose backends are
+// the current ones.
+type pooledDeliverer struct {
+	*mail.Deliverer
+	sink atomic.Pointer[func(mail.Message, mail.Status)]
+}
+
+func (p *pooledDeliverer) onResult(m mail.Message, s mail.Status) {
+	if f := p.sink.Load(); f != nil {
+		(*f)(m, s)
+	}
+}
+
+// provisionMail resolves the email block's placeholders, checks it, and
+// attaches this handler to the pooled deliverer for it.
+func (h *Handler) provisionMail(ctx caddy.Context, storage certmagic.Storage) error {
+	cfg := *h.Email
+	repl := caddy.NewReplacer()
+	for name, field := range map[string]*string{"smtp": &cfg.SMTP, "username": &cfg.Username, "password": &cfg.Password, "from": &cfg.From} {
+		v, err := repl.ReplaceOrErr(*field, true, true)
+		if err != nil {
+			return fmt.Errorf("email: %s: %v", name, err)
+		}
+		*field = v
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	key, err := mailPoolKey(cfg, storage)
+	if err != nil {
+		return err
+	}
+	logger := h.logger.Named("mail")
+	val, _, err := mailPool.LoadOrNew(key, func() (caddy.Destructor, error) {
+		p := new(pooledDeliverer)
+		d, err := mail.NewDeliverer(cfg, mail.NewOutbox(storage, cfg.Queue), logger, p.onResult)
+		if err != nil {
+			return nil, err
+		}
+		p.Deliverer = d
+		d.Start()
+		return p, nil
+	})
+	if err != nil {
+		return err
+	}
+	h.mailKey = key
+	p := val.(*pooledDeliverer)
+	sink := h.recordMailOutcome
+	p.sink.Store(&sink)
+	h.gw.Mail = &mailer{d: p.Deliverer}
+	return nil
+}
+
+// mailPoolKey identifies a deliverer: its whole (resolved) configuration
+// and the storage its outbox is in. Hashed, since it holds the password.
+func mailPoolKey(cfg mail.Config, storage certmagic.Storage) (string, error) {
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return "", err
+	}
+	where := fmt.Sprintf("%T %p", storage, storage)
+	if s, ok := storage.(fmt.Stringer); ok {
+		where = fmt.Sprintf("%T %s", storage, s.String())
+	}
+	sum := sha256.Sum256(append(b, where...))
+	return "mail:" + hex.EncodeToString(sum[:]), nil
+}
+
+// recordMailOutcome notes a delivery outcome on the proof record's
+// metadata ("email"), where the record's backend keeps records itself. It
+// runs on a delivery worker, so its write is bounded.
+func (h *Handler) recordMailOutcome(m mail.Message, s mail.Status) {
+	b, _, ok := h.gw.Backends.Route(m.OrgID)
+	if !ok {
+		return
+	}
+	setter, ok := b.(backend.MetadataSetter)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := setter.SetRecordMetadata(ctx, m.ProofRecordID, "email", s); err != nil {
+		h.logger.Warn("noting an e-mail outcome on the proof record",
+			zap.String("proof_record_id", m.ProofRecordID), zap.String("mail_id", m.ID), zap.Error(err))
+	}
+}
+
+// mailer adapts the deliverer to handlers.Mailer.
+type mailer struct {
+	d *mail.Deliverer
+}
+
+func (m *mailer) Queue(ctx context.Context, im handlers.InvitationMail) (string, error) {
+	id := uuid.NewString()
+	err := m.d.Outbox().Enqueue(ctx, mail.Message{
+		ID: id, To: im.To, OrgID: im.OrgID, ProofRecordID: im.ProofRecordID, ThreadID: im.ThreadID,
+		InvitationURL: im.InvitationURL, Label: im.Label, CreatedAt: time.Now().UTC(),
+	})
+	if err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+func (m *mailer) Cancel(ctx context.Context, id string) error { return m.d.Outbox().Cancel(ctx, id) }
+
+func (m *mailer) Flush() { m.d.Notify() }
