@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddytest"
 
 	_ "github.com/proofgate/proofgate"
@@ -75,7 +76,21 @@ func startCaddy(t *testing.T, extra string) (*caddytest.Tester, string) {
 	tester := caddytest.NewTester(t)
 	tester.InitServer(globalOptions(dir)+proofgateSite(extra), "caddyfile")
 	settle(t)
+	unloadAtEnd(t)
 	return tester, dir
+}
+
+// unloadAtEnd stops the test's HTTP config (keeping the admin endpoint)
+// before its temporary directories are removed: background work such as
+// mail delivery must not write into a directory being deleted. Cleanups run
+// last-in first-out, so this runs before the TempDir removals registered
+// earlier.
+func unloadAtEnd(t *testing.T) {
+	t.Cleanup(func() {
+		if err := caddy.Load([]byte(`{"admin":{"listen":"localhost:2999"}}`), true); err != nil {
+			t.Errorf("unloading the test config: %v", err)
+		}
+	})
 }
 
 // settle waits until the freshly loaded server answers. Caddy starts the
