@@ -86,6 +86,9 @@ func (p *Provider) Provision(caddy.Context) error {
 			principal.Orgs[org] = nil // bound to the org as a whole: every role
 		}
 		p.keys = append(p.keys, provisionedKey{digest: digest, principal: principal})
+		// Keep only the digest: a plaintext key written into the config
+		// must not linger in this module's memory.
+		p.Keys[i].Key = ""
 	}
 	return nil
 }

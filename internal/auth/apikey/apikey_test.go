@@ -28,6 +28,11 @@ func provisioned(t *testing.T, keys ...Key) *Provider {
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
 	}
+	for i, k := range p.Keys {
+		if k.Key != "" {
+			t.Fatalf("key %d kept after provisioning", i)
+		}
+	}
 	return p
 }
 
