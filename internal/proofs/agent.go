@@ -1,0 +1,81 @@
+package proofs
+
+import (
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Errors of Agent.Receive. The HTTP layer answers all of them with one
+// undifferentiated 400, so a sender learns nothing about which keys,
+// threads or records exist.
+var (
+	// ErrMalformed: not an RFC 0019 envelope, or the message inside is not
+	// a well-formed DIDComm message of the kind it claims to be.
+	ErrMalformed = errors.New("proofs: malformed DIDComm message")
+	// ErrNotForUs: the envelope is not addressed to a key of ours, or does
+	// not decrypt with it.
+	ErrNotForUs = errors.New("proofs: envelope is not for us")
+	// ErrUnknownThread: the message is on no thread of ours, or on a
+	// thread whose record was not made for the key, invitation or sender
+	// the message names.
+	ErrUnknownThread = errors.New("proofs: message is on no known thread")
+	// ErrUnsupported: a message type the local verifier does not handle
+	// (anything but presentation and problem-report of the record's
+	// present-proof version).
+	ErrUnsupported = errors.New("proofs: unsupported message type")
+)
+
+// A message for a record in a state that does not take it (a second
+// presentation, a problem report on a done record) is a
+// *backend.ConflictError.
+
+// DefaultSendTimeout bounds one outbound POST (ack, problem report).
+const DefaultSendTimeout = 10 * time.Second
+
+// AgentConfig configures the DIDComm side of the verifier.
+type AgentConfig struct {
+	// AllowPrivateEndpoints lets acks and problem reports go to endpoints
+	// that resolve to loopback, private (RFC 1918, RFC 4193), link-local,
+	// CGNAT or other non-public addresses. Off by default: the endpoint
+	// comes from the prover's ~service decorator, that is from a stranger,
+	// and must not make the verifier POST into the operator's network.
+	AllowPrivateEndpoints bool
+	// SendTimeout bounds one outbound POST; DefaultSendTimeout when zero.
+	SendTimeout time.Duration
+}
+
+// Agent is the DIDComm side of the local verifier: it receives RFC 0019
+// envelopes (Receive), and delivers the ack of an accepted presentation
+// (Accept) and the problem report of a rejected one. Records and their
+// transitions stay with the Service.
+type Agent struct {
+	svc     *Service
+	client  *http.Client
+	timeout time.Duration
+	// background problem reports, waited for by Close
+	wg sync.WaitGroup
+}
+
+// NewAgent returns the DIDComm side of svc.
+func NewAgent(svc *Service, cfg AgentConfig) *Agent {
+	if cfg.SendTimeout <= 0 {
+		cfg.SendTimeout = DefaultSendTimeout
+	}
+	return &Agent{
+		svc:     svc,
+		client:  newClient(cfg.AllowPrivateEndpoints, cfg.SendTimeout),
+		timeout: cfg.SendTimeout,
+	}
+}
+
+// Service returns the records side.
+func (a *Agent) Service() *Service { return a.svc }
+
+// Close waits for problem reports still being sent (each bounded by the
+// send timeout) and drops idle connections.
+func (a *Agent) Close() {
+	a.wg.Wait()
+	a.client.CloseIdleConnections()
+}

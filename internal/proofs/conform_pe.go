@@ -1,0 +1,343 @@
+package proofs
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/ohler55/ojg/jp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// maxNesting bounds submission_requirements and path_nested recursion.
+const maxNesting = 8
+
+type peField struct {
+	Path     []string        `json:"path"`
+	Filter   json.RawMessage `json:"filter"`
+	Optional bool            `json:"optional"`
+}
+
+type peDescriptor struct {
+	ID          string   `json:"id"`
+	Group       []string `json:"group"`
+	Constraints *struct {
+		Fields []peField `json:"fields"`
+	} `json:"constraints"`
+}
+
+type peRequirement struct {
+	Name       string          `json:"name"`
+	Rule       string          `json:"rule"`
+	From       string          `json:"from"`
+	FromNested []peRequirement `json:"from_nested"`
+	Count      *int            `json:"count"`
+	Min        *int            `json:"min"`
+	Max        *int            `json:"max"`
+}
+
+type peDefinition struct {
+	ID                     string          `json:"id"`
+	InputDescriptors       []peDescriptor  `json:"input_descriptors"`
+	SubmissionRequirements []peRequirement `json:"submission_requirements"`
+}
+
+type peMapping struct {
+	ID         string     `json:"id"`
+	Format     string     `json:"format"`
+	Path       string     `json:"path"`
+	PathNested *peMapping `json:"path_nested"`
+}
+
+// checkSubmission checks a DIF presentation (a verifiable presentation with an
+// embedded presentation_submission, as Credo and ACA-Py send for ldp_vp)
+// against our definitions@v1.0 request.
+func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string {
+	var req struct {
+		PresentationDefinition peDefinition `json:"presentation_definition"`
+	}
+	if err := json.Unmarshal(reqRaw, &req); err != nil {
+		return []string{"the stored presentation definition cannot be read"}
+	}
+	def := req.PresentationDefinition
+	if t := bytes.TrimSpace(presRaw); len(t) > 0 && t[0] == '"' {
+		return []string{"the presentation is a JWT (jwt_vp); the local verifier takes JSON-LD presentations (ldp_vp) only"}
+	}
+	vpAny, err := jsonschema.UnmarshalJSON(bytes.NewReader(presRaw))
+	vp, ok := vpAny.(map[string]any)
+	if err != nil || !ok {
+		return []string{"the presentation is not a JSON object"}
+	}
+	var sub struct {
+		DefinitionID  string      `json:"definition_id"`
+		DescriptorMap []peMapping `json:"descriptor_map"`
+	}
+	raw, _ := json.Marshal(vp["presentation_submission"])
+	if vp["presentation_submission"] == nil || json.Unmarshal(raw, &sub) != nil {
+		return []string{"the presentation has no presentation_submission"}
+	}
+
+	var problems []string
+	if sub.DefinitionID != def.ID {
+		problems = append(problems, fmt.Sprintf("presentation_submission.definition_id is %q, not the requested %q", sub.DefinitionID, def.ID))
+	}
+	byID := map[string]*peDescriptor{}
+	for i := range def.InputDescriptors {
+		byID[def.InputDescriptors[i].ID] = &def.InputDescriptors[i]
+	}
+	submitted := map[string]bool{}
+	for i, m := range sub.DescriptorMap {
+		d, known := byID[m.ID]
+		if !known {
+			problems = append(problems, fmt.Sprintf("descriptor_map[%d] names %q, which is not an input descriptor of the request", i, m.ID))
+			continue
+		}
+		cred, problem := selectCredential(vp, m, 0)
+		if problem != "" {
+			problems = append(problems, fmt.Sprintf("input descriptor %q: %s", m.ID, problem))
+			continue
+		}
+		if fp := fieldProblems(d, cred); len(fp) > 0 {
+			problems = append(problems, fp...)
+			continue
+		}
+		submitted[m.ID] = true
+	}
+
+	if len(def.SubmissionRequirements) == 0 {
+		for _, d := range def.InputDescriptors {
+			if !submitted[d.ID] && !mapped(sub.DescriptorMap, d.ID) {
+				problems = append(problems, fmt.Sprintf("input descriptor %q is not in presentation_submission.descriptor_map", d.ID))
+			}
+		}
+	} else {
+		groups := map[string][]string{}
+		for _, d := range def.InputDescriptors {
+			for _, g := range d.Group {
+				groups[g] = append(groups[g], d.ID)
+			}
+		}
+		for i, r := range def.SubmissionRequirements {
+			if !requirementMet(r, groups, submitted, 0) {
+				name := r.Name
+				if name == "" {
+					name = fmt.Sprintf("#%d", i)
+				}
+				problems = append(problems, fmt.Sprintf("submission requirement %s (%s) is not met", name, describeRequirement(r)))
+			}
+		}
+	}
+	return append(problems, proofProblems(vp["proof"], challenge, domain)...)
+}
+
+func mapped(m []peMapping, id string) bool {
+	for _, e := range m {
+		if e.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// selectCredential follows a descriptor_map entry (and its path_nested)
+// to the credential it names.
+func selectCredential(root any, m peMapping, depth int) (map[string]any, string) {
+	if depth > maxNesting {
+		return nil, "path_nested is nested too deep"
+	}
+	vals, err := jsonPathGet(m.Path, root)
+	if err != nil {
+		return nil, fmt.Sprintf("path %q is not a valid JSONPath", m.Path)
+	}
+	if len(vals) == 0 {
+		return nil, fmt.Sprintf("path %q selects nothing in the presentation", m.Path)
+	}
+	if m.PathNested != nil {
+		return selectCredential(vals[0], *m.PathNested, depth+1)
+	}
+	cred, ok := vals[0].(map[string]any)
+	if !ok {
+		return nil, fmt.Sprintf("path %q does not select a JSON-LD credential object (JWT credentials are not supported)", m.Path)
+	}
+	return cred, ""
+}
+
+// fieldProblems checks the required constraints.fields of d against cred:
+// one of each field's paths must select a value, and when the field has a
+// filter, some selected value must satisfy it.
+func fieldProblems(d *peDescriptor, cred map[string]any) []string {
+	if d.Constraints == nil {
+		return nil
+	}
+	var problems []string
+	for _, f := range d.Constraints.Fields {
+		if f.Optional || len(f.Path) == 0 {
+			continue
+		}
+		var filter *jsonschema.Schema
+		if len(f.Filter) > 0 {
+			var err error
+			if filter, err = compileFilter(f.Filter); err != nil {
+				problems = append(problems, fmt.Sprintf("input descriptor %q: the filter of field %s does not compile", d.ID, f.Path[0]))
+				continue
+			}
+		}
+		found, matched := false, false
+		for _, p := range f.Path {
+			vals, err := jsonPathGet(p, cred)
+			if err != nil {
+				continue
+			}
+			for _, v := range vals {
+				found = true
+				if filter == nil || filter.Validate(v) == nil {
+					matched = true
+				}
+			}
+			if matched {
+				break
+			}
+		}
+		switch {
+		case !found:
+			problems = append(problems, fmt.Sprintf("input descriptor %q: the credential has no %s", d.ID, f.Path[0]))
+		case !matched:
+			problems = append(problems, fmt.Sprintf("input descriptor %q: %s does not match the filter", d.ID, f.Path[0]))
+		}
+	}
+	return problems
+}
+
+// jsonPathGet evaluates a JSONPath the prover (or the definition) wrote;
+// ojg panics on some odd input, which must not take the server down.
+func jsonPathGet(path string, data any) (vals []any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			vals, err = nil, fmt.Errorf("%v", r)
+		}
+	}()
+	x, err := jp.ParseString(path)
+	if err != nil {
+		return nil, err
+	}
+	return x.Get(data), nil
+}
+
+// noLoader refuses every reference outside a filter.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("%s: loading schemas is disabled", url)
+}
+
+// compileFilter compiles a DIF filter (draft-07 JSON Schema unless it
+// names another draft), with no external references.
+func compileFilter(raw json.RawMessage) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft7)
+	c.UseLoader(noLoader{})
+	const loc = "urn:proofgate:filter"
+	if err := c.AddResource(loc, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(loc)
+}
+
+// requirementMet evaluates a submission requirement: "all" needs every
+// descriptor of its group (or every nested requirement), "pick" at least
+// count and min, at most max. A submission that gives more than count is
+// accepted: over-sharing is the holder's choice, not a failure to answer.
+func requirementMet(r peRequirement, groups map[string][]string, submitted map[string]bool, depth int) bool {
+	if depth > maxNesting {
+		return false
+	}
+	n, total := 0, 0
+	if r.From != "" {
+		for _, id := range groups[r.From] {
+			total++
+			if submitted[id] {
+				n++
+			}
+		}
+	} else {
+		for _, nested := range r.FromNested {
+			total++
+			if requirementMet(nested, groups, submitted, depth+1) {
+				n++
+			}
+		}
+	}
+	switch r.Rule {
+	case "all":
+		return total > 0 && n == total
+	case "pick":
+		if r.Count != nil && n < *r.Count {
+			return false
+		}
+		if r.Min != nil && n < *r.Min {
+			return false
+		}
+		if r.Max != nil && n > *r.Max {
+			return false
+		}
+		return n > 0 || (r.Count != nil && *r.Count == 0) || (r.Min != nil && *r.Min == 0)
+	default:
+		return false
+	}
+}
+
+func describeRequirement(r peRequirement) string {
+	from := "group " + r.From
+	if r.From == "" {
+		from = fmt.Sprintf("%d nested requirements", len(r.FromNested))
+	}
+	s := r.Rule + " from " + from
+	if r.Count != nil {
+		s += fmt.Sprintf(", count %d", *r.Count)
+	}
+	if r.Min != nil {
+		s += fmt.Sprintf(", min %d", *r.Min)
+	}
+	if r.Max != nil {
+		s += fmt.Sprintf(", max %d", *r.Max)
+	}
+	return s
+}
+
+// proofProblems checks that some proof of the presentation is bound to
+// this request: its challenge is ours, and so is its domain when we set
+// one. The proof's signature is not verified.
+func proofProblems(proof any, challenge, domain string) []string {
+	var proofs []map[string]any
+	switch p := proof.(type) {
+	case map[string]any:
+		proofs = append(proofs, p)
+	case []any:
+		for _, e := range p {
+			if m, ok := e.(map[string]any); ok {
+				proofs = append(proofs, m)
+			}
+		}
+	}
+	if len(proofs) == 0 {
+		return []string{"the presentation has no proof"}
+	}
+	challenged := false
+	for _, p := range proofs {
+		if c, _ := p["challenge"].(string); c != challenge {
+			continue
+		}
+		challenged = true
+		if d, _ := p["domain"].(string); domain == "" || d == domain {
+			return nil
+		}
+	}
+	if !challenged {
+		return []string{"the presentation's proof does not carry the request's challenge"}
+	}
+	return []string{fmt.Sprintf("the presentation's proof does not carry the request's domain %q", domain)}
+}

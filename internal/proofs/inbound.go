@@ -1,0 +1,305 @@
+package proofs
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/didcomm"
+)
+
+// Inbound limits.
+const (
+	// maxServiceKeys caps the keys of a ~service decorator.
+	maxServiceKeys = 8
+	// maxErrorMessage caps a record's errorMessage taken from a message.
+	maxErrorMessage = 1000
+)
+
+// Received says what Receive did, for logs.
+type Received struct {
+	RecordID string
+	// Type is the message's @type, normalized.
+	Type string
+	// State is the record's state afterwards.
+	State string
+}
+
+// inboundMessage is the part of a present-proof message Receive reads.
+type inboundMessage struct {
+	Type    string          `json:"@type"`
+	ID      string          `json:"@id"`
+	Thread  *Thread         `json:"~thread"`
+	Service json.RawMessage `json:"~service"`
+	// presentation
+	Formats []AttachFormat `json:"formats"`
+	Attach  []Attachment   `json:"presentations~attach"`
+	// problem-report (RFC 0035); older agents send explain-ltxt
+	Description json.RawMessage `json:"description"`
+	ExplainLTXT string          `json:"explain-ltxt"`
+}
+
+// Receive takes one RFC 0019 envelope posted to the DIDComm endpoint: it
+// decrypts it with the verifier key it names (an org key or a record's
+// own key) and handles, on the thread of a record made for that key,
+//   - a present-proof presentation (2.0, or 1.0 for v1 records): its
+//     ~service is kept as the way back; if it answers the request
+//     (checkPresentation) the record moves to presentation-received with
+//     isVerified true, else to abandoned with an errorMessage naming what
+//     is missing, and a problem report goes back in the background;
+//   - a problem report (present-proof 2.0/1.0 or notification 1.0): the
+//     record moves to abandoned with its description as errorMessage.
+//
+// Legacy did:sov:BzCbsNYhMrjHiqZDTUASHg;spec/ message types are taken as
+// their https://didcomm.org/ equivalents. A presentation delivered again
+// (same @id) after it was handled is accepted and changes nothing.
+//
+// Errors: ErrMalformed, ErrNotForUs, ErrUnknownThread, ErrUnsupported,
+// *backend.ConflictError (the record's state does not take the message),
+// or a storage error (backend.ErrUnavailable). A presentation that does
+// not answer its request is not an error: it was received and handled.
+func (a *Agent) Receive(ctx context.Context, envelope []byte) (Received, error) {
+	var rcpt Recipient
+	un, err := didcomm.Unpack(envelope, func(kid string) (ed25519.PrivateKey, error) {
+		r, err := a.svc.RecipientKey(ctx, kid)
+		if errors.Is(err, backend.ErrNotFound) {
+			return nil, didcomm.ErrUnknownKey
+		}
+		if err != nil {
+			return nil, err
+		}
+		rcpt = r
+		return r.Key, nil
+	})
+	switch {
+	case errors.Is(err, didcomm.ErrMalformed):
+		return Received{}, fmt.Errorf("%w: %w", ErrMalformed, err)
+	case errors.Is(err, didcomm.ErrNotForUs), errors.Is(err, didcomm.ErrDecrypt):
+		return Received{}, fmt.Errorf("%w: %w", ErrNotForUs, err)
+	case err != nil:
+		return Received{}, err
+	}
+
+	var msg inboundMessage
+	if err := json.Unmarshal(un.Message, &msg); err != nil {
+		return Received{}, fmt.Errorf("%w: the message is not a JSON object of the expected shape", ErrMalformed)
+	}
+	typ := didcomm.NormalizeType(msg.Type)
+	mt, ok := didcomm.ParseType(typ)
+	if !ok {
+		return Received{}, fmt.Errorf("%w: @type %q", ErrUnsupported, msg.Type)
+	}
+	if msg.Thread == nil || msg.Thread.ThID == "" {
+		return Received{}, fmt.Errorf("%w: no ~thread.thid", ErrUnknownThread)
+	}
+	recordID, ok := RecordIDForThreadID(msg.Thread.ThID)
+	if !ok {
+		return Received{}, ErrUnknownThread
+	}
+	doc, err := a.svc.Load(ctx, recordID)
+	if errors.Is(err, backend.ErrNotFound) {
+		return Received{}, ErrUnknownThread
+	}
+	if err != nil {
+		return Received{}, err
+	}
+	// The thread must belong to the key the envelope was for: the verkey
+	// the record's invitation advertised (an org's key serves all its
+	// records; a record's own key only that record), and to the
+	// invitation the wallet answered, when it names one.
+	if doc.Key.Verkey != un.RecipientVerkey || doc.Record.OrgID != rcpt.OrgID ||
+		(rcpt.RecordID != "" && rcpt.RecordID != doc.Record.ID) {
+		return Received{}, ErrUnknownThread
+	}
+	if msg.Thread.PThID != "" && msg.Thread.PThID != doc.InvitationID {
+		return Received{}, ErrUnknownThread
+	}
+	// After an authcrypted presentation, only its sender speaks on the
+	// thread.
+	if doc.TheirVerkey != "" && un.SenderVerkey != doc.TheirVerkey {
+		return Received{}, ErrUnknownThread
+	}
+
+	wantMajor := "2"
+	if doc.Record.ProtocolVersion == backend.ProtocolV1 {
+		wantMajor = "1"
+	}
+	res := Received{RecordID: doc.Record.ID, Type: typ}
+	switch {
+	case mt.Protocol == "present-proof" && mt.Major == wantMajor && mt.Name == "presentation":
+		res.State, err = a.receivePresentation(ctx, doc, &msg, un)
+	case mt.Name == "problem-report" && ((mt.Protocol == "present-proof" && mt.Major == wantMajor) ||
+		(mt.Protocol == "notification" && mt.Major == "1") || (mt.Protocol == "report-problem" && mt.Major == "1")):
+		res.State, err = a.receiveProblemReport(ctx, doc, &msg)
+	default:
+		return Received{}, fmt.Errorf("%w: %s on a present-proof %s record", ErrUnsupported, typ, doc.Record.ProtocolVersion)
+	}
+	if err != nil {
+		return Received{}, err
+	}
+	return res, nil
+}
+
+// parseService reads a ~service decorator; nil when there is none. Keys
+// are normalized to base58 verkeys (some agents write did:key).
+func parseService(raw json.RawMessage) (*ServiceDecorator, error) {
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, nil
+	}
+	var s struct {
+		RecipientKeys   []string `json:"recipientKeys"`
+		RoutingKeys     []string `json:"routingKeys"`
+		ServiceEndpoint string   `json:"serviceEndpoint"`
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("%w: ~service is not a service decorator", ErrMalformed)
+	}
+	if len(s.RecipientKeys) == 0 || len(s.RecipientKeys) > maxServiceKeys || len(s.RoutingKeys) > maxServiceKeys {
+		return nil, fmt.Errorf("%w: ~service needs 1 to %d recipientKeys and at most %d routingKeys", ErrMalformed, maxServiceKeys, maxServiceKeys)
+	}
+	if s.ServiceEndpoint == "" || len(s.ServiceEndpoint) > maxEndpoint {
+		return nil, fmt.Errorf("%w: ~service has no usable serviceEndpoint", ErrMalformed)
+	}
+	out := &ServiceDecorator{RecipientKeys: []string{}, RoutingKeys: []string{}, ServiceEndpoint: s.ServiceEndpoint}
+	for _, k := range s.RecipientKeys {
+		vk, err := didcomm.Verkey(k)
+		if err != nil {
+			return nil, fmt.Errorf("%w: ~service recipient key %q", ErrMalformed, k)
+		}
+		out.RecipientKeys = append(out.RecipientKeys, vk)
+	}
+	for _, k := range s.RoutingKeys {
+		vk, err := didcomm.Verkey(k)
+		if err != nil {
+			return nil, fmt.Errorf("%w: ~service routing key %q", ErrMalformed, k)
+		}
+		out.RoutingKeys = append(out.RoutingKeys, vk)
+	}
+	return out, nil
+}
+
+func (a *Agent) receivePresentation(ctx context.Context, doc *Doc, msg *inboundMessage, un didcomm.Unpacked) (string, error) {
+	if doc.Record.State != backend.StateRequestSent {
+		if sameMessage(doc.Presentation, msg.ID) {
+			return doc.Record.State, nil // delivered again
+		}
+		return "", &backend.ConflictError{State: doc.Record.State}
+	}
+	theirs, err := parseService(msg.Service)
+	if err != nil {
+		return "", err
+	}
+	problems := checkPresentation(doc, msg)
+	p := Presentation{Message: un.Message, TheirService: theirs, TheirVerkey: un.SenderVerkey, Verified: len(problems) == 0}
+	if len(problems) == 0 {
+		rec, err := a.svc.MarkPresentationReceived(ctx, doc.Record.ID, p)
+		if err != nil {
+			return "", a.raced(ctx, doc.Record.ID, msg.ID, err)
+		}
+		return rec.State, nil
+	}
+	explanation := "the presentation does not answer the request: " + strings.Join(problems, "; ")
+	explanation = truncate(explanation, maxErrorMessage)
+	updated, err := a.svc.update(ctx, doc.Record.ID, func(d *Doc) error {
+		if err := CheckTransition(d.Record.State, backend.StateAbandoned); err != nil {
+			return err
+		}
+		if d.Record.State != backend.StateRequestSent {
+			return &backend.ConflictError{State: d.Record.State}
+		}
+		verified := false
+		d.Record.State = backend.StateAbandoned
+		d.Record.IsVerified = &verified
+		d.Record.ErrorMessage = explanation
+		d.Presentation = p.Message
+		d.TheirService = p.TheirService
+		d.TheirVerkey = p.TheirVerkey
+		return nil
+	})
+	if err != nil {
+		return "", a.raced(ctx, doc.Record.ID, msg.ID, err)
+	}
+	a.reportProblem(ctx, updated, explanation)
+	return updated.Record.State, nil
+}
+
+// raced turns the conflict of a presentation that lost a race against the
+// same presentation delivered twice into success.
+func (a *Agent) raced(ctx context.Context, recordID, msgID string, err error) error {
+	var ce *backend.ConflictError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	if doc, lerr := a.svc.Load(ctx, recordID); lerr == nil && sameMessage(doc.Presentation, msgID) {
+		return nil
+	}
+	return err
+}
+
+// sameMessage reports whether stored is a message with @id id.
+func sameMessage(stored json.RawMessage, id string) bool {
+	if len(stored) == 0 || id == "" {
+		return false
+	}
+	var m struct {
+		ID string `json:"@id"`
+	}
+	return json.Unmarshal(stored, &m) == nil && m.ID == id
+}
+
+func (a *Agent) receiveProblemReport(ctx context.Context, doc *Doc, msg *inboundMessage) (string, error) {
+	text := problemText(msg)
+	rec, err := a.svc.Abandon(ctx, doc.Record.ID, text)
+	if err != nil {
+		return "", err
+	}
+	return rec.State, nil
+}
+
+// problemText is the errorMessage of a problem report, as Credo writes
+// it: "<code>: <en>".
+func problemText(msg *inboundMessage) string {
+	var d struct {
+		Code string `json:"code"`
+		En   string `json:"en"`
+	}
+	var text string
+	if json.Unmarshal(msg.Description, &d) == nil && (d.Code != "" || d.En != "") {
+		switch {
+		case d.Code != "" && d.En != "":
+			text = d.Code + ": " + d.En
+		case d.Code != "":
+			text = d.Code
+		default:
+			text = d.En
+		}
+	} else {
+		var s string
+		if json.Unmarshal(msg.Description, &s) == nil && s != "" {
+			text = s
+		} else {
+			text = msg.ExplainLTXT
+		}
+	}
+	if text == "" {
+		text = "problem report without a description"
+	}
+	return truncate("problem report from the prover: "+text, maxErrorMessage)
+}
+
+// truncate cuts s to at most n bytes on a UTF-8 boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

@@ -1,0 +1,309 @@
+package proofs
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"syscall"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/didcomm"
+)
+
+// Outbound limits.
+const (
+	// maxResponseBody is how much of a prover endpoint's answer is read
+	// (and thrown away) so the connection can be reused.
+	maxResponseBody = 64 << 10
+	// maxEndpoint caps a ~service endpoint URL.
+	maxEndpoint = 2048
+	// maxOutcomeError caps the error text kept on a record.
+	maxOutcomeError = 300
+)
+
+// Metadata keys of a record that say how a message to the prover fared.
+const (
+	MetadataAck           = "ack"
+	MetadataProblemReport = "problemReport"
+)
+
+// Problem report types and the code Credo and ACA-Py use when a verifier
+// gives up on a presentation.
+const (
+	TypeProblemReportV2  = "https://didcomm.org/present-proof/2.0/problem-report"
+	TypeProblemReportV1  = "https://didcomm.org/present-proof/1.0/problem-report"
+	ProblemCodeAbandoned = "abandoned"
+)
+
+// ErrForbiddenAddress means an endpoint resolved to an address the SSRF
+// guard refuses.
+var ErrForbiddenAddress = errors.New("endpoint address is not public")
+
+// ProblemReport is an RFC 0035 problem report adopted by present-proof.
+type ProblemReport struct {
+	Type        string             `json:"@type"`
+	ID          string             `json:"@id"`
+	Thread      Thread             `json:"~thread"`
+	Description ProblemDescription `json:"description"`
+}
+
+// ProblemDescription is the problem report's description.
+type ProblemDescription struct {
+	Code string `json:"code"`
+	En   string `json:"en,omitempty"`
+}
+
+// BuildProblemReport builds the present-proof problem report (code
+// abandoned) on the record's thread, 2.0 or 1.0 to match the request.
+func BuildProblemReport(protocolVersion, threadID, invitationID, explanation string) ([]byte, error) {
+	id, err := uuid.NewRandom()
+	if err != nil {
+		return nil, err
+	}
+	typ := TypeProblemReportV2
+	if protocolVersion == backend.ProtocolV1 {
+		typ = TypeProblemReportV1
+	}
+	return marshal(ProblemReport{
+		Type:        typ,
+		ID:          id.String(),
+		Thread:      Thread{ThID: threadID, PThID: invitationID},
+		Description: ProblemDescription{Code: ProblemCodeAbandoned, En: explanation},
+	})
+}
+
+// newClient is the HTTP client for prover endpoints: no proxy from the
+// environment (the guard must see the real destination), no redirects (a
+// 3xx is a failed delivery, and must not lead past the guard), and, unless
+// private endpoints are allowed, a dialer that refuses non-public
+// addresses after DNS resolution, so a name that resolves to 10.0.0.1 (or
+// re-resolves to it later) is refused too.
+func newClient(allowPrivate bool, timeout time.Duration) *http.Client {
+	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
+	if !allowPrivate {
+		dialer.Control = guardDial
+	}
+	return &http.Client{
+		Transport: &http.Transport{
+			Proxy:                 nil,
+			DialContext:           dialer.DialContext,
+			ForceAttemptHTTP2:     true,
+			MaxIdleConns:          16,
+			MaxIdleConnsPerHost:   2,
+			IdleConnTimeout:       60 * time.Second,
+			TLSHandshakeTimeout:   timeout,
+			ResponseHeaderTimeout: timeout,
+		},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		Timeout:       timeout,
+	}
+}
+
+// guardDial refuses connections to non-public addresses.
+func guardDial(_, address string, _ syscall.RawConn) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return err
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return fmt.Errorf("%w: %s", ErrForbiddenAddress, host)
+	}
+	if !PublicAddr(ip) {
+		return fmt.Errorf("%w: %s", ErrForbiddenAddress, ip)
+	}
+	return nil
+}
+
+// nonPublic lists special-purpose ranges (RFC 6890 and successors) that
+// netip's predicates do not already cover.
+var nonPublic = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("100.64.0.0/10"), // CGNAT
+	netip.MustParsePrefix("192.0.0.0/24"),
+	netip.MustParsePrefix("192.0.2.0/24"),
+	netip.MustParsePrefix("198.18.0.0/15"),
+	netip.MustParsePrefix("198.51.100.0/24"),
+	netip.MustParsePrefix("203.0.113.0/24"),
+	netip.MustParsePrefix("240.0.0.0/4"),
+	netip.MustParsePrefix("100::/64"),
+	netip.MustParsePrefix("2001:db8::/32"),
+	netip.MustParsePrefix("2001::/23"), // IETF protocol assignments (Teredo and co.)
+	netip.MustParsePrefix("2002::/16"), // 6to4 embeds any IPv4 address
+}
+
+// nat64 embeds an IPv4 address in its low 32 bits.
+var nat64 = netip.MustParsePrefix("64:ff9b::/96")
+
+// PublicAddr reports whether ip is a public unicast address: not
+// loopback, private, link-local, multicast, unspecified, CGNAT,
+// documentation or reserved, also when IPv4 hides inside IPv6.
+func PublicAddr(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	if nat64.Contains(ip) {
+		b := ip.As16()
+		return PublicAddr(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
+	}
+	if !ip.IsGlobalUnicast() || ip.IsPrivate() || ip.IsLoopback() {
+		return false
+	}
+	for _, p := range nonPublic {
+		if p.Contains(ip) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkEndpoint accepts http and https endpoints only.
+func checkEndpoint(raw string) (*url.URL, error) {
+	if len(raw) > maxEndpoint {
+		return nil, errors.New("service endpoint is too long")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, errors.New("service endpoint is not a URL")
+	}
+	switch u.Scheme {
+	case "http", "https":
+	case "ws", "wss":
+		return nil, errors.New("service endpoint is a WebSocket; the local verifier sends over HTTP only")
+	default:
+		return nil, fmt.Errorf("service endpoint scheme %q is not http or https", u.Scheme)
+	}
+	if u.Host == "" || u.User != nil {
+		return nil, errors.New("service endpoint has no host, or has credentials")
+	}
+	return u, nil
+}
+
+// errNoService is the outcome when the prover left no way back.
+var errNoService = errors.New("the prover sent no ~service decorator, so there is no endpoint to send to")
+
+// send packs msg for the prover's service (authcrypt with the verifier's
+// key, wrapped for its routing keys) and POSTs it. It holds no lock.
+func (a *Agent) send(ctx context.Context, msg []byte, svc *ServiceDecorator, key ed25519.PrivateKey) error {
+	if svc == nil || len(svc.RecipientKeys) == 0 {
+		return errNoService
+	}
+	u, err := checkEndpoint(svc.ServiceEndpoint)
+	if err != nil {
+		return err
+	}
+	env, err := didcomm.PackFor(msg, svc.RecipientKeys, svc.RoutingKeys, key)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, a.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(env))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", MediaTypeEnvelope)
+	resp, err := a.client.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL is on the record already
+		}
+		return fmt.Errorf("delivery failed: %w", err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseBody))
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("the endpoint answered HTTP %d", resp.StatusCode)
+	}
+	return nil
+}
+
+// MediaTypeEnvelope is the media type of an RFC 0019 envelope over HTTP.
+const MediaTypeEnvelope = "application/didcomm-envelope-enc"
+
+// outcome is what a record's metadata says about one delivery.
+func (a *Agent) outcome(endpoint string, err error) map[string]any {
+	o := map[string]any{
+		"sent": err == nil,
+		"at":   a.svc.cfg.Now().UTC().Format(backend.TimeFormat),
+	}
+	if endpoint != "" {
+		o["endpoint"] = endpoint
+	}
+	if err != nil {
+		o["error"] = truncate(err.Error(), maxOutcomeError)
+	}
+	return o
+}
+
+// deliver sends msg to the prover of doc and returns the outcome for the
+// record's metadata. ctx's cancellation is ignored: once the record has
+// moved, the message goes out even if the caller went away.
+func (a *Agent) deliver(ctx context.Context, doc *Doc, msg []byte) map[string]any {
+	ctx = context.WithoutCancel(ctx)
+	endpoint := ""
+	if doc.TheirService != nil {
+		endpoint = doc.TheirService.ServiceEndpoint
+	}
+	rk, err := a.svc.RecipientKey(ctx, doc.Key.Verkey)
+	if err != nil {
+		return a.outcome(endpoint, fmt.Errorf("verifier key: %w", err))
+	}
+	return a.outcome(endpoint, a.send(ctx, msg, doc.TheirService, rk.Key))
+}
+
+// Accept accepts the presentation of a record (Service.Accept: only from
+// presentation-received, else *backend.ConflictError) and then, with the
+// record already done and unlocked, sends the ack to the prover. The
+// delivery is best effort: the record is done and keeps its ack whatever
+// happens, and metadata "ack" says how it went ({"sent": true|false,
+// "endpoint", "at", "error"}). The returned record includes that metadata.
+func (a *Agent) Accept(ctx context.Context, org backend.Org, recordID string) (backend.ProofRecord, error) {
+	rec, err := a.svc.Accept(ctx, org, recordID)
+	if err != nil {
+		return rec, err
+	}
+	ctx = context.WithoutCancel(ctx)
+	doc, err := a.svc.Load(ctx, recordID)
+	if err != nil {
+		return rec, nil // accepted; only the ack's delivery is lost
+	}
+	out := a.deliver(ctx, doc, doc.Ack)
+	if doc, err = a.svc.update(ctx, recordID, func(d *Doc) error {
+		if d.Record.Metadata == nil {
+			d.Record.Metadata = map[string]any{}
+		}
+		d.Record.Metadata[MetadataAck] = out
+		return nil
+	}); err != nil {
+		return rec, nil
+	}
+	return doc.Record, nil
+}
+
+// reportProblem sends a problem report for an abandoned record in the
+// background (the prover's request that brought the presentation is
+// still open, and its agent may not take our POST before it has our
+// answer) and notes the outcome in metadata "problemReport".
+func (a *Agent) reportProblem(ctx context.Context, doc *Doc, explanation string) {
+	msg, err := BuildProblemReport(doc.Record.ProtocolVersion, doc.Record.ThreadID, doc.InvitationID, explanation)
+	if err != nil {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		out := a.deliver(ctx, doc, msg)
+		_ = a.svc.SetMetadata(ctx, doc.Record.ID, MetadataProblemReport, out)
+	}()
+}
