@@ -1,0 +1,154 @@
+package proofs
+
+import (
+	"encoding/json"
+	"net/netip"
+	"strings"
+	"testing"
+)
+
+func TestPublicAddr(t *testing.T) {
+	tests := []struct {
+		ip   string
+		want bool
+	}{
+		{"93.184.216.34", true},
+		{"2606:2800:220:1:248:1893:25c8:1946", true},
+		{"127.0.0.1", false},
+		{"::1", false},
+		{"10.1.2.3", false},
+		{"172.16.0.1", false},
+		{"192.168.1.1", false},
+		{"169.254.169.254", false}, // cloud metadata
+		{"100.64.0.1", false},
+		{"0.0.0.0", false},
+		{"::", false},
+		{"224.0.0.1", false},
+		{"255.255.255.255", false},
+		{"fd00::1", false},
+		{"fe80::1", false},
+		{"::ffff:127.0.0.1", false},
+		{"::ffff:10.0.0.1", false},
+		{"64:ff9b::a00:1", false},    // NAT64 of 10.0.0.1
+		{"64:ff9b::5db8:d822", true}, // NAT64 of 93.184.216.34
+		{"2002:a00:1::1", false},     // 6to4
+		{"198.18.0.1", false},
+		{"2001:db8::1", false},
+	}
+	for _, tt := range tests {
+		if got := PublicAddr(netip.MustParseAddr(tt.ip)); got != tt.want {
+			t.Errorf("PublicAddr(%s) = %v", tt.ip, got)
+		}
+	}
+}
+
+func TestSubmissionRequirements(t *testing.T) {
+	def := `{"presentation_definition":{"id":"d","input_descriptors":[
+		{"id":"a","group":["A"]},{"id":"b","group":["A"]},{"id":"c","group":["B"]}],
+		"submission_requirements":[%s]}}`
+	tests := []struct {
+		name, reqs string
+		submitted  []string
+		want       string // "" = met
+	}{
+		{"all met", `{"rule":"all","from":"A"}`, []string{"a", "b"}, ""},
+		{"all unmet", `{"rule":"all","from":"A"}`, []string{"a"}, "all from group A"},
+		{"pick count met", `{"rule":"pick","count":1,"from":"A"}`, []string{"b"}, ""},
+		{"pick count more is fine", `{"rule":"pick","count":1,"from":"A"}`, []string{"a", "b"}, ""},
+		{"pick count unmet", `{"name":"one of A","rule":"pick","count":2,"from":"A"}`, []string{"a"}, "one of A (pick from group A, count 2)"},
+		{"pick min unmet", `{"rule":"pick","min":1,"from":"B"}`, []string{"a"}, "min 1"},
+		{"pick max exceeded", `{"rule":"pick","max":1,"from":"A"}`, []string{"a", "b"}, "max 1"},
+		{"nested met", `{"rule":"pick","count":1,"from_nested":[{"rule":"all","from":"A"},{"rule":"all","from":"B"}]}`, []string{"c"}, ""},
+		{"nested unmet", `{"rule":"all","from_nested":[{"rule":"all","from":"A"},{"rule":"all","from":"B"}]}`, []string{"c"}, "all from 2 nested"},
+		{"two requirements", `{"rule":"all","from":"A"},{"rule":"all","from":"B"}`, []string{"a", "b"}, "#1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var dm []any
+			for _, id := range tt.submitted {
+				dm = append(dm, map[string]any{"id": id, "format": "ldp_vc", "path": "$.verifiableCredential[0]"})
+			}
+			vp, _ := json.Marshal(map[string]any{
+				"presentation_submission": map[string]any{"definition_id": "d", "descriptor_map": dm},
+				"verifiableCredential":    []any{map[string]any{"credentialSubject": map[string]any{}}},
+				"proof":                   []any{map[string]any{"challenge": "other"}, map[string]any{"challenge": "c"}},
+			})
+			problems := checkSubmission([]byte(strings.Replace(def, "%s", tt.reqs, 1)), vp, "c", "")
+			if tt.want == "" && len(problems) != 0 || tt.want != "" && (len(problems) != 1 || !strings.Contains(problems[0], tt.want)) {
+				t.Fatalf("problems %q, want %q", problems, tt.want)
+			}
+		})
+	}
+}
+
+func TestFieldFilters(t *testing.T) {
+	def := []byte(`{"presentation_definition":{"id":"d","input_descriptors":[{"id":"age","constraints":{"fields":[
+		{"path":["$.credentialSubject.age","$.vc.credentialSubject.age"],"filter":{"type":"number","minimum":18}},
+		{"path":["$.credentialSubject.nickname"],"optional":true}]}}]}}`)
+	tests := []struct {
+		name    string
+		subject any
+		path    string
+		want    string
+	}{
+		{"first path matches", map[string]any{"age": 30}, "$.verifiableCredential[0]", ""},
+		{"filter fails", map[string]any{"age": 12}, "$.verifiableCredential[0]", "does not match the filter"},
+		{"missing", map[string]any{}, "$.verifiableCredential[0]", "has no $.credentialSubject.age"},
+		{"odd path", map[string]any{"age": 30}, "$[?(@.x ==", "not a valid JSONPath"},
+		{"JWT credential", "eyJhbGciOiJFZERTQSJ9.e30.c2ln", "$.verifiableCredential[0]", "JWT credentials are not supported"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var cred any = map[string]any{"credentialSubject": tt.subject}
+			if s, ok := tt.subject.(string); ok {
+				cred = s
+			}
+			vp, _ := json.Marshal(map[string]any{
+				"presentation_submission": map[string]any{"definition_id": "d", "descriptor_map": []any{map[string]any{"id": "age", "path": tt.path}}},
+				"verifiableCredential":    []any{cred},
+				"proof":                   map[string]any{"challenge": "c", "domain": "v.example"},
+			})
+			problems := checkSubmission(def, vp, "c", "v.example")
+			if tt.want == "" && len(problems) != 0 || tt.want != "" && (len(problems) != 1 || !strings.Contains(problems[0], tt.want)) {
+				t.Fatalf("problems %q, want %q", problems, tt.want)
+			}
+		})
+	}
+	if p := checkSubmission(def, []byte(`"eyJhbGciOiJFZERTQSJ9.e30.c2ln"`), "c", ""); len(p) != 1 || !strings.Contains(p[0], "jwt_vp") {
+		t.Fatalf("JWT VP: %q", p)
+	}
+}
+
+func TestIndyRestrictions(t *testing.T) {
+	ids := credIdentifiers{SchemaID: "L5u3AaDjGhV2AjL6mwAjLm:2:employee:1.0", CredDefID: "Th7MpTaRZVRYnPiabds81Y:3:CL:12:default"}
+	revealed := map[string]string{"name": "Alice"}
+	tests := []struct {
+		r    map[string]string
+		want bool
+	}{
+		{map[string]string{"schema_id": ids.SchemaID}, true},
+		{map[string]string{"schema_name": "employee", "schema_version": "1.0", "schema_issuer_did": "L5u3AaDjGhV2AjL6mwAjLm"}, true},
+		{map[string]string{"schema_name": "employee", "schema_version": "2.0"}, false},
+		{map[string]string{"issuer_did": "Th7MpTaRZVRYnPiabds81Y"}, true},
+		{map[string]string{"issuer_id": "L5u3AaDjGhV2AjL6mwAjLm"}, false},
+		{map[string]string{"cred_def_id": "other"}, false},
+		{map[string]string{"attr::Name::value": "Alice"}, true},
+		{map[string]string{"attr::name::value": "Bob"}, false},
+		{map[string]string{"attr::age::marker": "1"}, true}, // not revealed: cannot tell
+		{map[string]string{"unknown_key": "x"}, false},
+	}
+	for _, tt := range tests {
+		if got := restrictionsMet([]map[string]string{tt.r}, ids, revealed); got != tt.want {
+			t.Errorf("%v: %v", tt.r, got)
+		}
+	}
+	// OR of objects
+	if !restrictionsMet([]map[string]string{{"cred_def_id": "other"}, {"schema_id": ids.SchemaID}}, ids, revealed) {
+		t.Error("OR of restrictions")
+	}
+	// Qualified identifiers: the schema name needs the ledger; not decided here.
+	q := credIdentifiers{SchemaID: "did:web:issuer.example/schemas/employee", CredDefID: "did:web:issuer.example/creddefs/1"}
+	if !restrictionsMet([]map[string]string{{"schema_name": "employee"}}, q, nil) {
+		t.Error("qualified schema_name")
+	}
+}
