@@ -14,6 +14,7 @@ import (
 //		didcomm_endpoint <url>
 //		label            <text>
 //		cluster
+//		allow_private_endpoints
 //		storage <module> {
 //			<module options>
 //		}
@@ -44,11 +45,15 @@ func (l *Local) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			default:
 				l.Label = v
 			}
-		case "cluster":
+		case "cluster", "allow_private_endpoints":
 			if d.NextArg() {
 				return d.ArgErr()
 			}
-			l.Cluster = true
+			if opt == "cluster" {
+				l.Cluster = true
+			} else {
+				l.AllowPrivateEndpoints = true
+			}
 		case "storage":
 			if !d.NextArg() {
 				return d.ArgErr()

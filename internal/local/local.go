@@ -14,6 +14,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/certmagic"
+	"go.uber.org/zap"
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/proofs"
@@ -52,11 +53,22 @@ type Local struct {
 	// where the storage lock would only add writes.
 	Cluster bool `json:"cluster,omitempty"`
 
+	// AllowPrivateEndpoints lets the verifier send acks and problem
+	// reports to prover endpoints on loopback, private (RFC 1918, ULA),
+	// link-local, CGNAT and other non-public addresses. Off by default:
+	// the endpoint comes from the prover's message, so without this guard
+	// anyone holding an invitation could make the verifier POST into the
+	// operator's network. Turn it on only for wallets and mediators on
+	// your own network (tests, a private deployment).
+	AllowPrivateEndpoints bool `json:"allow_private_endpoints,omitempty"`
+
 	// StorageRaw is the Caddy storage module holding records and keys.
 	// Default: Caddy's global storage.
 	StorageRaw json.RawMessage `json:"storage,omitempty" caddy:"namespace=caddy.storage inline_key=module"`
 
-	svc *proofs.Service
+	svc    *proofs.Service
+	agent  *proofs.Agent
+	logger *zap.Logger
 }
 
 // Interface guards.
@@ -64,6 +76,7 @@ var (
 	_ caddy.Module          = (*Local)(nil)
 	_ caddy.Provisioner     = (*Local)(nil)
 	_ caddy.Validator       = (*Local)(nil)
+	_ caddy.CleanerUpper    = (*Local)(nil)
 	_ caddyfile.Unmarshaler = (*Local)(nil)
 	_ backend.Backend       = (*Local)(nil)
 )
@@ -119,6 +132,8 @@ func (l *Local) Provision(ctx caddy.Context) error {
 		return err
 	}
 	l.svc = svc
+	l.logger = ctx.Logger()
+	l.agent = proofs.NewAgent(svc, proofs.AgentConfig{AllowPrivateEndpoints: l.AllowPrivateEndpoints})
 	return nil
 }
 
@@ -186,9 +201,10 @@ func (l *Local) SendOutOfBandRequest(ctx context.Context, org backend.Org, req b
 }
 
 // AcceptPresentation implements backend.Backend: the record moves from
-// presentation-received to done and its ack is built.
+// presentation-received to done, and its ack is sent to the prover (best
+// effort; metadata "ack" on the returned record says how it went).
 func (l *Local) AcceptPresentation(ctx context.Context, org backend.Org, proofRecordID string) (backend.ProofRecord, error) {
-	return l.svc.Accept(ctx, org, proofRecordID)
+	return l.agent.Accept(ctx, org, proofRecordID)
 }
 
 // RecordOrg implements backend.Backend.

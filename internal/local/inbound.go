@@ -1,0 +1,147 @@
+package local
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/proofs"
+)
+
+// MaxDIDCommBody caps an inbound DIDComm envelope. A presentation with a
+// few credentials is tens of kilobytes; a megabyte leaves room for many.
+const MaxDIDCommBody = 1 << 20
+
+// didcommMediaTypes are the Content-Types an envelope may come with: the
+// RFC 0044 media type, its legacy name, and plain JSON, which some agents
+// send.
+var didcommMediaTypes = map[string]bool{
+	"application/didcomm-envelope-enc": true,
+	"application/ssi-agent-wire":       true,
+	"application/json":                 true,
+}
+
+// DIDCommPath is the URL path the gateway should serve with ServeDIDComm:
+// the path of didcomm_endpoint when that endpoint is http(s) on the host of
+// public_url (always so for the default <public_url>/didcomm), else "" (a
+// WebSocket endpoint, or one on another host, which something else serves).
+func (l *Local) DIDCommPath() string {
+	ep, err := url.Parse(l.DIDCommEndpoint)
+	if err != nil || (ep.Scheme != "http" && ep.Scheme != "https") {
+		return ""
+	}
+	pub, err := url.Parse(l.PublicURL)
+	if err != nil || !strings.EqualFold(ep.Host, pub.Host) {
+		return ""
+	}
+	if ep.Path == "" {
+		return "/"
+	}
+	return ep.Path
+}
+
+// ServeDIDComm is the inbound DIDComm endpoint (HTTP transport of Aries
+// RFC 0025: one-way, the answer carries no message). It takes a POSTed RFC
+// 0019 envelope and hands it to the verifier. Statuses:
+//
+//	202 the message was taken (a presentation recorded, or rejected with a
+//	    problem report to the prover; a problem report recorded)
+//	400 anything the sender got wrong: not an envelope, not for a key of
+//	    ours, does not decrypt, unknown thread, unsupported message, a
+//	    record that does not take it. One answer for all, so that a sender
+//	    learns nothing about which keys or records exist.
+//	405 not POST (with Allow: POST)
+//	413 body over MaxDIDCommBody
+//	415 Content-Type not application/didcomm-envelope-enc,
+//	    application/ssi-agent-wire or application/json
+//	503 storage unavailable (the sender may retry)
+//	500 anything else
+//
+// Error bodies are {"statusCode":N,"error":"<reason phrase>"}.
+func (l *Local) ServeDIDComm(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeStatus(w, http.StatusMethodNotAllowed)
+		return
+	}
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || !didcommMediaTypes[strings.ToLower(mt)] {
+		writeStatus(w, http.StatusUnsupportedMediaType)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxDIDCommBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeStatus(w, http.StatusRequestEntityTooLarge)
+		} else {
+			writeStatus(w, http.StatusBadRequest)
+		}
+		return
+	}
+	// A record transition that started finishes even if the sender hangs up.
+	got, err := l.agent.Receive(context.WithoutCancel(r.Context()), body)
+	status := DIDCommStatus(err)
+	if l.logger != nil {
+		switch {
+		case err == nil:
+			l.logger.Debug("DIDComm message received", zap.String("record", got.RecordID), zap.String("type", got.Type), zap.String("state", got.State))
+		case status >= 500:
+			l.logger.Error("DIDComm message not handled", zap.Error(err))
+		default:
+			l.logger.Debug("DIDComm message refused", zap.Error(err))
+		}
+	}
+	if status == http.StatusAccepted {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	writeStatus(w, status)
+}
+
+// DIDCommStatus maps an error of Agent.Receive to the HTTP status
+// ServeDIDComm answers (202 for nil).
+func DIDCommStatus(err error) int {
+	var conflict *backend.ConflictError
+	switch {
+	case err == nil:
+		return http.StatusAccepted
+	case errors.Is(err, proofs.ErrMalformed), errors.Is(err, proofs.ErrNotForUs),
+		errors.Is(err, proofs.ErrUnknownThread), errors.Is(err, proofs.ErrUnsupported),
+		errors.As(err, &conflict):
+		return http.StatusBadRequest
+	case errors.Is(err, backend.ErrUnavailable):
+		return http.StatusServiceUnavailable
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+func writeStatus(w http.ResponseWriter, status int) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(struct {
+		StatusCode int    `json:"statusCode"`
+		Error      string `json:"error"`
+	}{status, http.StatusText(status)})
+}
+
+// Agent is the DIDComm side of the verifier.
+func (l *Local) Agent() *proofs.Agent { return l.agent }
+
+// Cleanup waits for problem reports still being sent (each bounded by a
+// timeout).
+func (l *Local) Cleanup() error {
+	if l.agent != nil {
+		l.agent.Close()
+	}
+	return nil
+}
