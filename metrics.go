@@ -15,11 +15,12 @@ const (
 	opSendOOB  = "send_oob"
 	opAccept   = "accept_presentation"
 	opShortURL = "short_url"
+	opDIDComm  = "didcomm"
 )
 
 // metrics are package-global because every config load gets a fresh
 // registry (Caddy's pattern): the collectors are registered again with each
-// Provision and keep their counts across reloads. Labels are bounded (three
+// Provision and keep their counts across reloads. Labels are bounded (four
 // operations, HTTP status codes); org ids are deliberately not a label.
 var metrics = struct {
 	requests *prometheus.CounterVec

@@ -57,8 +57,9 @@ type Handler struct {
 	config.Config
 
 	gw          *handlers.Gateway
-	shortPrefix string // URL path prefix of short URLs, "" when disabled
-	mailKey     string // this handler's entry in mailPool, "" without email
+	shortPrefix string                     // URL path prefix of short URLs, "" when disabled
+	mailKey     string                     // this handler's entry in mailPool, "" without email
+	didcomm     map[string]didcommReceiver // URL path → local verifier
 	logger      *zap.Logger
 }
 
@@ -106,6 +107,19 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		}
 	}
 	r.index()
+	for name, b := range r.byName {
+		rcv, ok := b.(didcommReceiver)
+		if !ok || rcv.DIDCommPath() == "" {
+			continue
+		}
+		if h.didcomm == nil {
+			h.didcomm = map[string]didcommReceiver{}
+		}
+		if _, taken := h.didcomm[rcv.DIDCommPath()]; taken {
+			return fmt.Errorf("backend %s: DIDComm endpoint path %s is already served by another backend", name, rcv.DIDCommPath())
+		}
+		h.didcomm[rcv.DIDCommPath()] = rcv
+	}
 
 	var chain auth.Chain
 	allowed := auth.DefaultAllowedRoles
@@ -268,7 +282,18 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, route route, par
 			return
 		}
 		h.gw.ResolveShortURL(w, r, param)
+	case routeDIDComm:
+		// Wallets post their messages here; the verifier answers every
+		// method and status itself (DIDComm over HTTP is one-way: 202).
+		h.didcomm[param].ServeDIDComm(w, r)
 	}
+}
+
+// didcommReceiver is a backend that takes DIDComm messages from wallets at
+// a path of its own (the local verifier).
+type didcommReceiver interface {
+	DIDCommPath() string
+	ServeDIDComm(w http.ResponseWriter, r *http.Request)
 }
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens; see package

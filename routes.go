@@ -9,6 +9,7 @@ const (
 	routeOOB
 	routeAccept
 	routeShortURL
+	routeDIDComm
 )
 
 // operation is the route's metrics label.
@@ -18,13 +19,16 @@ func (rt route) operation() string {
 		return opSendOOB
 	case routeAccept:
 		return opAccept
+	case routeDIDComm:
+		return opDIDComm
 	default:
 		return opShortURL
 	}
 }
 
 // match recognizes proofgate's paths without allocating: the two operations
-// and, when enabled, the short invitation URLs. It returns the path
+// and, when enabled, the short invitation URLs and the local verifiers'
+// DIDComm endpoints. It returns the path
 // parameter (org id, record id, short id), which is one non-empty segment.
 func (h *Handler) match(path string) (route, string) {
 	if rest, ok := strings.CutPrefix(path, "/orgs/"); ok {
@@ -38,6 +42,11 @@ func (h *Handler) match(path string) (route, string) {
 			return routeAccept, id
 		}
 		return routeNone, ""
+	}
+	if len(h.didcomm) > 0 {
+		if _, ok := h.didcomm[path]; ok {
+			return routeDIDComm, path
+		}
 	}
 	if h.shortPrefix != "" {
 		if id, ok := strings.CutPrefix(path, h.shortPrefix); ok && segment(id) {
