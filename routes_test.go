@@ -14,7 +14,7 @@ type named struct {
 }
 
 func TestMatch(t *testing.T) {
-	h := &Handler{shortPrefix: "/v/url/"}
+	h := &Handler{shortPrefix: "/v/url/", didcomm: map[string]didcommReceiver{"/v/didcomm": nil}}
 	for _, tc := range []struct {
 		path  string
 		route route
@@ -24,6 +24,9 @@ func TestMatch(t *testing.T) {
 		{"/orgs/6b1e0c52-1f0e-4d0a-9c3e-2f5b8c7d9e01/proofs/oob", routeOOB, "6b1e0c52-1f0e-4d0a-9c3e-2f5b8c7d9e01"},
 		{"/proofs/abc/accept-presentation", routeAccept, "abc"},
 		{"/v/url/AbCd_-12", routeShortURL, "AbCd_-12"},
+		{"/v/didcomm", routeDIDComm, "/v/didcomm"},
+		{"/v/didcomm/", routeNone, ""},
+		{"/didcomm", routeNone, ""},
 		{"/orgs//proofs/oob", routeNone, ""},
 		{"/orgs/a/b/proofs/oob", routeNone, ""},
 		{"/orgs/a/proofs/oob/", routeNone, ""},

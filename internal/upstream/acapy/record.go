@@ -143,11 +143,7 @@ func (b *Backend) get(ctx context.Context, org backend.Org, id string) (backend.
 
 // RecordOrg returns the org that created record id through proofgate.
 func (b *Backend) RecordOrg(ctx context.Context, id string) (string, error) {
-	owner, err := b.owners.Lookup(ctx, id)
-	if err != nil {
-		return "", err
-	}
-	return owner.OrgID, nil
+	return b.owners.OrgOf(ctx, id)
 }
 
 // RecordOrgIn reports whether record id belongs to org: it was created
@@ -155,19 +151,14 @@ func (b *Backend) RecordOrg(ctx context.Context, id string) (string, error) {
 // Only wallet isolation makes the second answer an ownership proof; for a
 // single-tenant agent shared by several orgs the caller must not rely on it.
 func (b *Backend) RecordOrgIn(ctx context.Context, org backend.Org, id string) (bool, error) {
-	owner, err := b.owners.Lookup(ctx, id)
-	if err == nil {
-		return owner.OrgID == org.ID, nil
-	}
-	if !errors.Is(err, backend.ErrNotFound) {
-		return false, err
-	}
-	if !uuid4RE.MatchString(id) {
-		return false, nil
-	}
-	_, err = b.get(ctx, org, id)
-	if errors.Is(err, backend.ErrNotFound) {
-		return false, nil
-	}
-	return err == nil, err
+	return b.owners.OwnedBy(ctx, org, id, func() (bool, error) {
+		if !uuid4RE.MatchString(id) {
+			return false, nil
+		}
+		_, err := b.get(ctx, org, id)
+		if errors.Is(err, backend.ErrNotFound) {
+			return false, nil
+		}
+		return err == nil, err
+	})
 }

@@ -74,3 +74,29 @@ func (o *Ownership) Forget(ctx context.Context, id string) error {
 	}
 	return nil
 }
+
+// OrgOf returns the org that created record id through proofgate
+// (backend.Backend's RecordOrg for every upstream backend).
+func (o *Ownership) OrgOf(ctx context.Context, id string) (string, error) {
+	owner, err := o.Lookup(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	return owner.OrgID, nil
+}
+
+// OwnedBy reports whether record id belongs to org: it was created through
+// proofgate for org, or, when proofgate never saw it, agentHolds (asked of
+// org's agent or tenant) says the agent has it. Only tenant or agent
+// isolation makes that second answer an ownership proof; the handler asks
+// only where the org has its agent or tenant to itself.
+func (o *Ownership) OwnedBy(ctx context.Context, org backend.Org, id string, agentHolds func() (bool, error)) (bool, error) {
+	owner, err := o.Lookup(ctx, id)
+	if err == nil {
+		return owner.OrgID == org.ID, nil
+	}
+	if !errors.Is(err, backend.ErrNotFound) {
+		return false, err
+	}
+	return agentHolds()
+}

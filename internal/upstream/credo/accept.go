@@ -77,11 +77,7 @@ func normalize(raw []byte) (backend.ProofRecord, error) {
 
 // RecordOrg returns the org that created record id through proofgate.
 func (b *Backend) RecordOrg(ctx context.Context, id string) (string, error) {
-	owner, err := b.owners.Lookup(ctx, id)
-	if err != nil {
-		return "", err
-	}
-	return owner.OrgID, nil
+	return b.owners.OrgOf(ctx, id)
 }
 
 // RecordOrgIn reports whether record id belongs to org: it was created
@@ -89,23 +85,18 @@ func (b *Backend) RecordOrg(ctx context.Context, id string) (string, error) {
 // Only tenant isolation makes the second answer an ownership proof; for a
 // dedicated agent shared by several orgs the caller must not rely on it.
 func (b *Backend) RecordOrgIn(ctx context.Context, org backend.Org, id string) (bool, error) {
-	owner, err := b.owners.Lookup(ctx, id)
-	if err == nil {
-		return owner.OrgID == org.ID, nil
-	}
-	if !errors.Is(err, backend.ErrNotFound) {
-		return false, err
-	}
-	call := agent.Request{Method: http.MethodGet, Path: b.getPath(id, org.Tenant), Idempotent: true}
-	resp, err := b.do(ctx, org, call)
-	if err != nil {
-		return false, err
-	}
-	if resp.Status/100 == 2 {
-		return true, nil
-	}
-	if err := b.client.StatusError(call, resp, true); !errors.Is(err, backend.ErrNotFound) {
-		return false, err
-	}
-	return false, nil
+	return b.owners.OwnedBy(ctx, org, id, func() (bool, error) {
+		call := agent.Request{Method: http.MethodGet, Path: b.getPath(id, org.Tenant), Idempotent: true}
+		resp, err := b.do(ctx, org, call)
+		if err != nil {
+			return false, err
+		}
+		if resp.Status/100 == 2 {
+			return true, nil
+		}
+		if err := b.client.StatusError(call, resp, true); !errors.Is(err, backend.ErrNotFound) {
+			return false, err
+		}
+		return false, nil
+	})
 }
