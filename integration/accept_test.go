@@ -26,8 +26,8 @@ func receivePresentation(t *testing.T, dataDir, recordID string) {
 		t.Fatal(err)
 	}
 	_, err = svc.MarkPresentationReceived(context.Background(), recordID, proofs.Presentation{
-		Message:  json.RawMessage(`{"@type":"https://didcomm.org/present-proof/2.0/presentation"}`),
-		Verified: true,
+		Message:            json.RawMessage(`{"@type":"https://didcomm.org/present-proof/2.0/presentation"}`),
+		SignaturesVerified: true,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -131,7 +131,8 @@ http://localhost:9080 {
 		t.Fatalf("accept: %d %s", a.status, a.body)
 	}
 	rec := a.json(t)
-	if rec["state"] != "done" || rec["isVerified"] != true {
+	check, _ := rec["metadata"].(map[string]any)["verification"].(map[string]any)
+	if rec["state"] != "done" || rec["isVerified"] != nil || check["answersRequest"] != true || check["signaturesVerified"] != false {
 		t.Fatalf("record %s", a.body)
 	}
 	var ack map[string]any

@@ -191,7 +191,8 @@ func TestServeDIDComm(t *testing.T) {
 	}
 
 	rec, err := l.LoadRecord(ctx, res.ProofRecord.ID)
-	if err != nil || rec.State != backend.StatePresentationReceived || rec.IsVerified == nil || !*rec.IsVerified {
+	// Structurally checked only: isVerified stays unset until signatures are.
+	if err != nil || rec.State != backend.StatePresentationReceived || rec.IsVerified != nil {
 		t.Fatalf("record %+v, %v", rec, err)
 	}
 	rec, err = l.AcceptPresentation(ctx, org, rec.ID)

@@ -210,7 +210,7 @@ func TestProvisionAndServe(t *testing.T) {
 	if _, err := l.AcceptPresentation(ctx, org, "0b6b1c9a-2d3e-4f50-8a1b-2c3d4e5f6a7b"); !errors.Is(err, backend.ErrNotFound) {
 		t.Fatalf("accept unknown: %v", err)
 	}
-	if _, err := l.Service().MarkPresentationReceived(ctx, id, proofs.Presentation{Verified: true}); err != nil {
+	if _, err := l.Service().MarkPresentationReceived(ctx, id, proofs.Presentation{SignaturesVerified: true}); err != nil {
 		t.Fatal(err)
 	}
 	rec, err := l.AcceptPresentation(ctx, org, id)

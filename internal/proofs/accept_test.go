@@ -38,7 +38,7 @@ func TestAccept(t *testing.T) {
 
 	presentation := json.RawMessage(`{"@type":"https://didcomm.org/present-proof/2.0/presentation","@id":"p1"}`)
 	theirs := &ServiceDecorator{RecipientKeys: []string{"4zvwRjXUKGfvwnParsHAS3HuSVzV5cA4McphgmoCtajS"}, RoutingKeys: []string{}, ServiceEndpoint: "https://wallet.example/in"}
-	rec, err := s.MarkPresentationReceived(ctx, id, Presentation{Message: presentation, TheirService: theirs, Verified: true})
+	rec, err := s.MarkPresentationReceived(ctx, id, Presentation{Message: presentation, TheirService: theirs, SignaturesVerified: true})
 	if err != nil || rec.State != backend.StatePresentationReceived || rec.IsVerified == nil || !*rec.IsVerified {
 		t.Fatalf("MarkPresentationReceived = %+v, %v", rec, err)
 	}
@@ -120,7 +120,7 @@ func TestConcurrentAccepts(t *testing.T) {
 				t.Fatal(err)
 			}
 			id := res.ProofRecord.ID
-			if _, err := instances[0].MarkPresentationReceived(ctx, id, Presentation{Verified: true}); err != nil {
+			if _, err := instances[0].MarkPresentationReceived(ctx, id, Presentation{SignaturesVerified: true}); err != nil {
 				t.Fatal(err)
 			}
 			const n = 16

@@ -33,8 +33,9 @@ const (
 // where restrictions apply, restrictions that can be read from the
 // credential identifiers). The signatures are NOT verified: neither the
 // AnonCreds CL proof nor the linked-data proof of the presentation and its
-// credentials. A record's isVerified therefore means "answers the request
-// structurally" until signature verification lands.
+// credentials. A record that passes gets metadata.verification
+// {answersRequest: true, signaturesVerified: false} and no isVerified until
+// signature verification lands.
 func checkPresentation(doc *Doc, msg *inboundMessage) []string {
 	req, err := requestPayload(doc.Request)
 	if err != nil {

@@ -35,7 +35,7 @@ func TestDiscard(t *testing.T) {
 	}
 
 	moved := create()
-	if _, err := s.MarkPresentationReceived(ctx, moved, Presentation{Verified: true}); err != nil {
+	if _, err := s.MarkPresentationReceived(ctx, moved, Presentation{SignaturesVerified: true}); err != nil {
 		t.Fatal(err)
 	}
 	var conflict *backend.ConflictError

@@ -58,7 +58,7 @@ func TestTransitionWriteFailureKeepsState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := good.MarkPresentationReceived(ctx, res.ProofRecord.ID, Presentation{Verified: true}); err != nil {
+	if _, err := good.MarkPresentationReceived(ctx, res.ProofRecord.ID, Presentation{SignaturesVerified: true}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := newTestService(t, st).Accept(ctx, testOrg, res.ProofRecord.ID); !errors.Is(err, backend.ErrUnavailable) {

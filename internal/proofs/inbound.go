@@ -51,7 +51,8 @@ type inboundMessage struct {
 //   - a present-proof presentation (2.0, or 1.0 for v1 records): its
 //     ~service is kept as the way back; if it answers the request
 //     (checkPresentation) the record moves to presentation-received with
-//     isVerified true, else to abandoned with an errorMessage naming what
+//     metadata.verification {answersRequest: true, signaturesVerified:
+//     false} (isVerified stays unset), else to abandoned with an errorMessage naming what
 //     is missing, and a problem report goes back in the background;
 //   - a problem report (present-proof 2.0/1.0 or notification 1.0): the
 //     record moves to abandoned with its description as errorMessage.
@@ -196,7 +197,8 @@ func (a *Agent) receivePresentation(ctx context.Context, doc *Doc, msg *inboundM
 		return "", err
 	}
 	problems := checkPresentation(doc, msg)
-	p := Presentation{Message: un.Message, TheirService: theirs, TheirVerkey: un.SenderVerkey, Verified: len(problems) == 0}
+	// Signatures are not checked yet (see checkPresentation).
+	p := Presentation{Message: un.Message, TheirService: theirs, TheirVerkey: un.SenderVerkey}
 	if len(problems) == 0 {
 		rec, err := a.svc.MarkPresentationReceived(ctx, doc.Record.ID, p)
 		if err != nil {

@@ -75,7 +75,9 @@ func TestReceiveAndAccept(t *testing.T) {
 			if tt.anon {
 				wantSender = ""
 			}
-			if doc.Record.State != backend.StatePresentationReceived || doc.Record.IsVerified == nil || !*doc.Record.IsVerified ||
+			check, _ := doc.Record.Metadata["verification"].(map[string]any)
+			if doc.Record.State != backend.StatePresentationReceived || doc.Record.IsVerified != nil ||
+				check["answersRequest"] != true || check["signaturesVerified"] != false ||
 				doc.TheirVerkey != wantSender || doc.TheirService == nil || doc.TheirService.ServiceEndpoint != w.srv.URL ||
 				doc.TheirService.RecipientKeys[0] != w.verkey || len(doc.Presentation) == 0 {
 				t.Fatalf("record after presentation: %+v, service %+v", doc.Record, doc.TheirService)

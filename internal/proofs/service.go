@@ -315,21 +315,32 @@ type Presentation struct {
 	TheirService *ServiceDecorator
 	// TheirVerkey is the authcrypt sender key ("" for anoncrypt).
 	TheirVerkey string
-	// Verified says whether the presentation verified and answers the
-	// request.
-	Verified bool
+	// SignaturesVerified says the presentation's signatures (AnonCreds CL
+	// proof, linked-data proofs) were checked and hold. Only then does the
+	// record say isVerified: true; a presentation that merely answers the
+	// request leaves isVerified unset, so no client mistakes a structural
+	// check for a cryptographic one.
+	SignaturesVerified bool
 }
 
-// MarkPresentationReceived records a presentation on a record in
-// request-sent and moves it to presentation-received.
+// MarkPresentationReceived records a presentation that answers the
+// request on a record in request-sent and moves it to
+// presentation-received. metadata.verification says what was checked.
 func (s *Service) MarkPresentationReceived(ctx context.Context, recordID string, p Presentation) (backend.ProofRecord, error) {
 	doc, err := s.update(ctx, recordID, func(d *Doc) error {
 		if err := CheckTransition(d.Record.State, backend.StatePresentationReceived); err != nil {
 			return err
 		}
-		verified := p.Verified
 		d.Record.State = backend.StatePresentationReceived
-		d.Record.IsVerified = &verified
+		d.Record.IsVerified = nil
+		if p.SignaturesVerified {
+			verified := true
+			d.Record.IsVerified = &verified
+		}
+		if d.Record.Metadata == nil {
+			d.Record.Metadata = map[string]any{}
+		}
+		d.Record.Metadata["verification"] = map[string]any{"answersRequest": true, "signaturesVerified": p.SignaturesVerified}
 		d.Presentation = p.Message
 		d.TheirService = p.TheirService
 		d.TheirVerkey = p.TheirVerkey
