@@ -57,6 +57,12 @@ const maxOwnershipQueries = 16
 // authenticate runs the provider chain; on failure it has answered 401.
 func (g *Gateway) authenticate(w http.ResponseWriter, r *http.Request) (*auth.Principal, bool) {
 	p, challenge, err := g.Auth.Authenticate(r)
+	if errors.Is(err, auth.ErrUnavailable) {
+		g.Logger.Warn("credentials cannot be checked", zap.Error(err))
+		w.Header().Set("Retry-After", "5")
+		writeError(w, http.StatusServiceUnavailable, "credentials cannot be checked now; try again later")
+		return nil, false
+	}
 	if err != nil {
 		if c := g.Logger.Check(zap.DebugLevel, "authentication failed"); c != nil {
 			c.Write(zap.String("reason", err.Error()), zap.String("remote", r.RemoteAddr))

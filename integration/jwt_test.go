@@ -253,6 +253,33 @@ func TestJWTKeyRotationAndIdPDown(t *testing.T) {
 	wantBody(t, postBearer(t, orgA, k3.token(t, []string{"verifier"}, nil)), 201, "")
 }
 
+// TestJWTIdPNeverReached: with no key set ever fetched, a token cannot be
+// judged, so the answer is 503 (try again), not 401 (your token is bad).
+func TestJWTIdPNeverReached(t *testing.T) {
+	k := newJWTKey(t, "k1", jose.RS256)
+	idp := newJWTIDP(t, k)
+	idp.down.Store(true)
+	startJWTCaddy(t, jwtAuth(idp, "", ""))
+	r := postBearer(t, orgA, k.token(t, []string{"verifier"}, nil))
+	wantBody(t, r, http.StatusServiceUnavailable,
+		`{"statusCode":503,"error":"Service Unavailable","message":"credentials cannot be checked now; try again later"}`)
+	if r.header.Get("Retry-After") == "" {
+		t.Fatal("503 without Retry-After")
+	}
+	// Once the IdP answers, the next refresh lets the token in (refreshes
+	// are rate limited, so this may take a moment).
+	idp.down.Store(false)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		r = postBearer(t, orgA, k.token(t, []string{"verifier"}, nil))
+		if r.status == http.StatusCreated {
+			break
+		}
+		if r.status != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			t.Fatalf("after the IdP came back: %d %s", r.status, r.body)
+		}
+	}
+}
+
 func TestJWTCacheSurvivesReload(t *testing.T) {
 	k := newJWTKey(t, "k1", jose.RS256)
 	idp := newJWTIDP(t, k)

@@ -45,6 +45,11 @@ type Challenger interface {
 // ErrNoCredential means a provider found no credential of its kind.
 var ErrNoCredential = errors.New("no credential")
 
+// ErrUnavailable means a provider recognized the credential but cannot
+// check it now (its identity provider's keys were never fetched): the
+// request is answered 503, not 401, since the caller did nothing wrong.
+var ErrUnavailable = errors.New("credentials cannot be checked now")
+
 // DefaultAllowedRoles are the org roles that may use the API when none are
 // configured: CREDEBL's verifier-side roles.
 var DefaultAllowedRoles = []string{"owner", "admin", "verifier"}

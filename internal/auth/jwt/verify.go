@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -48,6 +49,11 @@ func (p *Provider) verify(r *http.Request, raw string) (*auth.Principal, error) 
 		}
 	}
 	if len(cands) == 0 {
+		if p.remote != nil && p.remote.current() == nil && (p.static == nil || len(p.static.keys) == 0) {
+			// No key set was ever fetched: the IdP is unreachable, not the
+			// token wrong.
+			return nil, fmt.Errorf("%w: the identity provider's keys could not be fetched", auth.ErrUnavailable)
+		}
 		return nil, &TokenError{Reason: "unknown signing key"}
 	}
 
