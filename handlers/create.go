@@ -56,8 +56,8 @@ func (c *creation) one(ctx context.Context, to string) error {
 	if err != nil {
 		return err
 	}
-	made := created{result: res, url: res.InvitationURL}
-	c.done = append(c.done, made)
+	// Recorded before the later steps, so that undo also removes it.
+	c.done = append(c.done, created{result: res, url: res.InvitationURL})
 	last := &c.done[len(c.done)-1]
 	if c.req.IsShortenURL {
 		id, _, err := c.g.ShortURLs.Create(ctx, c.org.ID, res.InvitationURL, res.Invitation)
@@ -67,10 +67,9 @@ func (c *creation) one(ctx context.Context, to string) error {
 		last.shortID, last.url = id, c.g.ShortURLBase+id
 	}
 	if to != "" {
-		label := c.req.Label
 		id, err := c.g.Mail.Queue(ctx, InvitationMail{
 			To: to, OrgID: c.org.ID, ProofRecordID: res.ProofRecord.ID, ThreadID: res.ProofRecord.ThreadID,
-			InvitationURL: last.url, Label: label,
+			InvitationURL: last.url, Label: c.req.Label,
 		})
 		if err != nil {
 			return err

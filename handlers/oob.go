@@ -28,6 +28,10 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 	if !ok {
 		return
 	}
+	if err := validate.OrgID(orgID); err != nil {
+		writeError(w, http.StatusBadRequest, []string{err.Error()})
+		return
+	}
 	if !principal.Authorize(orgID, g.AllowedRoles) {
 		writeForbidden(w)
 		return

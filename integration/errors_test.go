@@ -58,6 +58,10 @@ func TestErrorStatuses(t *testing.T) {
 		r := do(t, http.MethodPost, oobPath(orgA, "indy"), indyBody, "Content-Type: text/plain", "Authorization: Bearer "+keyA)
 		wantBody(t, r, 415, `{"statusCode":415,"error":"Unsupported Media Type","message":"Content-Type must be application/json"}`)
 	})
+	t.Run("400 org id", func(t *testing.T) {
+		wantBody(t, postJSON(t, "/orgs/a%20b/proofs/oob?requestType=indy", keyAll, indyBody), 400,
+			`{"statusCode":400,"error":"Bad Request","message":["orgId: must be printable ASCII without spaces"]}`)
+	})
 	t.Run("404 unknown record", func(t *testing.T) {
 		id := "9b2c6f0e-1d3a-4c5b-8e7f-0a1b2c3d4e5f"
 		wantBody(t, postJSON(t, acceptPath(id), keyA, ""), 404,

@@ -180,3 +180,21 @@ func ProofRecordID(id string) error {
 	}
 	return nil
 }
+
+// maxOrgID caps operation 4.1's path parameter; org ids are UUIDs in
+// CREDEBL, but any short printable identifier is accepted.
+const maxOrgID = 128
+
+// OrgID checks operation 4.1's path parameter: 1 to 128 printable ASCII
+// characters (it ends up in records, logs and agent calls).
+func OrgID(id string) error {
+	if id == "" || len(id) > maxOrgID {
+		return Errors{"orgId: must be 1 to 128 characters"}
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] <= ' ' || id[i] > '~' {
+			return Errors{"orgId: must be printable ASCII without spaces"}
+		}
+	}
+	return nil
+}

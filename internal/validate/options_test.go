@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -199,6 +200,23 @@ func TestConcurrentUse(t *testing.T) {
 	for range 4 {
 		if err := <-done; err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+func TestOrgID(t *testing.T) {
+	for id, ok := range map[string]bool{
+		"0f8fad5b-d9cb-469f-a165-70867728950e": true,
+		"org-1":                                true,
+		"":                                     false,
+		"a b":                                  false,
+		"é":                                    false,
+		"a\x00":                                false,
+		strings.Repeat("a", 128):               true,
+		strings.Repeat("a", 129):               false,
+	} {
+		if err := OrgID(id); (err == nil) != ok {
+			t.Errorf("OrgID(%q) = %v, want ok %v", id, err, ok)
 		}
 	}
 }
