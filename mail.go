@@ -99,6 +99,11 @@ func mailPoolKey(cfg mail.Config, storage certmagic.Storage) (string, error) {
 // metadata ("email"), where the record's backend keeps records itself. It
 // runs on a delivery worker, so its write is bounded.
 func (h *Handler) recordMailOutcome(m mail.Message, s mail.Status) {
+	outcome := "retry"
+	if s.State.Final() {
+		outcome = string(s.State)
+	}
+	metrics.mails.WithLabelValues(outcome).Inc()
 	b, _, ok := h.gw.Backends.Route(m.OrgID)
 	if !ok {
 		return

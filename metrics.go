@@ -25,7 +25,14 @@ const (
 var metrics = struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	mails    *prometheus.CounterVec
 }{
+	mails: prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "caddy",
+		Subsystem: "proofgate",
+		Name:      "mail_attempts_total",
+		Help:      "Invitation e-mail delivery attempts, by outcome: sent, failed (for good), or retry (will be tried again).",
+	}, []string{"outcome"}),
 	requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "caddy",
 		Subsystem: "proofgate",
@@ -45,7 +52,7 @@ func registerMetrics(reg *prometheus.Registry) error {
 	if reg == nil {
 		return nil
 	}
-	for _, c := range []prometheus.Collector{metrics.requests, metrics.duration} {
+	for _, c := range []prometheus.Collector{metrics.requests, metrics.duration, metrics.mails} {
 		if err := reg.Register(c); err != nil {
 			var already prometheus.AlreadyRegisteredError
 			if !errors.As(err, &already) {

@@ -120,6 +120,7 @@ func emailBlock(s *smtpSink) string {
 func TestEmailRecipients(t *testing.T) {
 	sink := startSMTP(t)
 	_, dir := startCaddy(t, emailBlock(sink))
+	sentBefore := metricValue(t, `caddy_proofgate_mail_attempts_total{outcome="sent"}`)
 	body := strings.Replace(indyBody, `"isShortenUrl":false`, `"isShortenUrl":true,"emailId":["alice@example.com","Bob@Example.com"]`, 1)
 	r := postJSON(t, oobPath(orgA, "indy"), keyA, body)
 	if r.status != http.StatusCreated {
@@ -173,6 +174,9 @@ func TestEmailRecipients(t *testing.T) {
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
+	}
+	if sent := metricValue(t, `caddy_proofgate_mail_attempts_total{outcome="sent"}`) - sentBefore; sent != 2 {
+		t.Fatalf("%v mails counted as sent, want 2", sent)
 	}
 }
 
