@@ -2,7 +2,6 @@ package acapy
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 
@@ -31,24 +30,7 @@ func (b *Backend) fetchWalletToken(ctx context.Context, wallet string) (string, 
 		Header: http.Header{}, Body: map[string]any{}, Idempotent: true,
 	}
 	b.authorize(req.Header)
-	resp, err := b.client.Do(ctx, req)
-	if err != nil {
-		return "", err
-	}
-	if resp.Status == http.StatusNotFound {
-		_ = b.client.StatusError(req, resp, false)
-		return "", &backend.UpstreamError{Status: resp.Status, Message: "the agent does not know the org's wallet"}
-	}
-	if resp.Status/100 != 2 {
-		return "", b.client.StatusError(req, resp, false)
-	}
-	var ans struct {
-		Token string `json:"token"`
-	}
-	if json.Unmarshal(resp.Body, &ans) != nil || ans.Token == "" {
-		return "", b.client.BadAnswer(req, "wallet token answer without token")
-	}
-	return ans.Token, nil
+	return b.client.FetchToken(ctx, req, "wallet")
 }
 
 func recordPath(id string) string {

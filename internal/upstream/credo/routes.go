@@ -2,7 +2,6 @@ package credo
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 
@@ -81,22 +80,5 @@ func (b *Backend) fetchTenantToken(ctx context.Context, tenant string) (string, 
 		Idempotent: true,
 	}
 	b.authorize(req.Header)
-	resp, err := b.client.Do(ctx, req)
-	if err != nil {
-		return "", err
-	}
-	if resp.Status == http.StatusNotFound {
-		_ = b.client.StatusError(req, resp, false)
-		return "", &backend.UpstreamError{Status: resp.Status, Message: "the agent does not know the org's tenant"}
-	}
-	if resp.Status/100 != 2 {
-		return "", b.client.StatusError(req, resp, false)
-	}
-	var ans struct {
-		Token string `json:"token"`
-	}
-	if json.Unmarshal(resp.Body, &ans) != nil || ans.Token == "" {
-		return "", b.client.BadAnswer(req, "get-token answer without token")
-	}
-	return ans.Token, nil
+	return b.client.FetchToken(ctx, req, "tenant")
 }
