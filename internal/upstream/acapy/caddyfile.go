@@ -2,6 +2,7 @@ package acapy
 
 import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/proofgate/proofgate/internal/upstream/agent"
 )
 
 // UnmarshalCaddyfile reads the backend's block. The dispenser starts at the
@@ -20,21 +21,7 @@ import (
 //		transport http { <reverse_proxy http transport options> }
 //	}
 func (b *Backend) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	d.Next() // the type name
-	if d.NextArg() {
-		b.URL = d.Val()
-	}
-	if d.NextArg() {
-		return d.ArgErr()
-	}
-	for d.NextBlock(0) {
-		if ok, err := b.UnmarshalCaddyfileOption(d); ok {
-			if err != nil {
-				return err
-			}
-			continue
-		}
-		opt := d.Val()
+	return b.UnmarshalBackend(d, func(d *caddyfile.Dispenser, opt string) error {
 		switch opt {
 		case "api_key":
 			if !d.NextArg() {
@@ -49,24 +36,13 @@ func (b *Backend) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			b.InvitationDID = d.Val()
 		case "org_invitation_did":
-			args := d.RemainingArgs()
-			if len(args) != 2 {
-				return d.Errf("org_invitation_did: want <org id> <did>|public, got %d arguments", len(args))
-			}
-			if b.OrgInvitationDIDs == nil {
-				b.OrgInvitationDIDs = map[string]string{}
-			}
-			if _, dup := b.OrgInvitationDIDs[args[0]]; dup {
-				return d.Errf("org_invitation_did: org %s given twice", args[0])
-			}
-			b.OrgInvitationDIDs[args[0]] = args[1]
-			continue
+			return agent.UnmarshalOrgValue(d, &b.OrgInvitationDIDs, "<org id> <did>|public")
 		default:
 			return d.Errf("unknown acapy backend option %q", opt)
 		}
 		if d.NextArg() {
 			return d.Errf("%s: unexpected argument %q", opt, d.Val())
 		}
-	}
-	return nil
+		return nil
+	})
 }

@@ -210,3 +210,47 @@ func (c *Config) UnmarshalCaddyfileOption(d *caddyfile.Dispenser) (bool, error) 
 func AgentID(kind string, base *url.URL) string {
 	return kind + " " + strings.TrimSuffix(base.Redacted(), "/")
 }
+
+// UnmarshalBackend reads a backend's Caddyfile tokens, `<type> [<url>] {
+// ... }`: the dispenser starts at the type name, as the handler's
+// `backend <name> <type> [<url>] { ... }` hands it over. Shared options are
+// parsed here; every other option is given to own, positioned on its name.
+func (c *Config) UnmarshalBackend(d *caddyfile.Dispenser, own func(d *caddyfile.Dispenser, option string) error) error {
+	d.Next() // the type name
+	if d.NextArg() {
+		c.URL = d.Val()
+	}
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	for d.NextBlock(0) {
+		if ok, err := c.UnmarshalCaddyfileOption(d); ok {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if err := own(d, d.Val()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnmarshalOrgValue reads `<option> <org id> <value>` into m, refusing an
+// org given twice (org_invitation_did).
+func UnmarshalOrgValue(d *caddyfile.Dispenser, m *map[string]string, usage string) error {
+	option := d.Val()
+	args := d.RemainingArgs()
+	if len(args) != 2 {
+		return d.Errf("%s: want %s, got %d arguments", option, usage, len(args))
+	}
+	if *m == nil {
+		*m = map[string]string{}
+	}
+	if _, dup := (*m)[args[0]]; dup {
+		return d.Errf("%s: org %s given twice", option, args[0])
+	}
+	(*m)[args[0]] = args[1]
+	return nil
+}
