@@ -68,16 +68,15 @@ func (b *Backend) Provision(ctx caddy.Context) error {
 	if err := b.Config.Provision(ctx, &b.APIKey); err != nil {
 		return err
 	}
-	b.client = agent.NewClient(b.Base(), b.Transport, b.TimeoutOrDefault(), b.MaxResponseSize, ctx.Logger())
 	var fetch agent.FetchFunc
 	if b.FetchWalletTokens {
 		fetch = b.fetchWalletToken
 	}
-	b.tokens = agent.NewTokens(b.TenantTokens, fetch)
 	if b.storage == nil {
 		b.storage = ctx.Storage()
 	}
-	b.owners = agent.NewOwnership(b.storage, agent.AgentID("acapy", b.Base()))
+	parts := b.Connect(ctx, "acapy", fetch, b.storage)
+	b.client, b.tokens, b.owners = parts.Client, parts.Tokens, parts.Owners
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
+	"github.com/caddyserver/certmagic"
 	"github.com/dustin/go-humanize"
 )
 
@@ -253,4 +254,24 @@ func UnmarshalOrgValue(d *caddyfile.Dispenser, m *map[string]string, usage strin
 	}
 	(*m)[args[0]] = args[1]
 	return nil
+}
+
+// Parts are what every upstream backend builds from its Config in
+// Provision: the HTTP client, the tenant token cache and the record
+// ownership store.
+type Parts struct {
+	Client *Client
+	Tokens *Tokens
+	Owners *Ownership
+}
+
+// Connect builds the Parts of a provisioned Config for an agent of kind
+// ("credo", "acapy"). fetch mints missing tenant tokens (nil: configured
+// tokens only); storage holds ownership documents.
+func (c *Config) Connect(ctx caddy.Context, kind string, fetch FetchFunc, storage certmagic.Storage) Parts {
+	return Parts{
+		Client: NewClient(c.Base(), c.Transport, c.TimeoutOrDefault(), c.MaxResponseSize, ctx.Logger()),
+		Tokens: NewTokens(c.TenantTokens, fetch),
+		Owners: NewOwnership(storage, AgentID(kind, c.Base())),
+	}
 }

@@ -78,16 +78,15 @@ func (b *Backend) Provision(ctx caddy.Context) error {
 	}
 	b.Token = strings.TrimPrefix(b.Token, "Bearer ")
 	b.legacy = b.Routes == RoutesLegacy
-	b.client = agent.NewClient(b.Base(), b.Transport, b.TimeoutOrDefault(), b.MaxResponseSize, ctx.Logger())
 	var fetch agent.FetchFunc
 	if !b.legacy && b.Token != "" {
 		fetch = b.fetchTenantToken
 	}
-	b.tokens = agent.NewTokens(b.TenantTokens, fetch)
 	if b.storage == nil {
 		b.storage = ctx.Storage()
 	}
-	b.owners = agent.NewOwnership(b.storage, agent.AgentID("credo", b.Base()))
+	parts := b.Connect(ctx, "credo", fetch, b.storage)
+	b.client, b.tokens, b.owners = parts.Client, parts.Tokens, parts.Owners
 	return nil
 }
 
