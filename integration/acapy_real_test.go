@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caddyserver/caddy/v2/caddytest"
-
 	acapyenv "github.com/proofgate/proofgate/internal/testenv/acapy"
 )
 
@@ -15,12 +13,12 @@ import (
 // Caddy: the invitation that ACA-Py makes must carry our proof request.
 func TestRealACAPyThroughCaddy(t *testing.T) {
 	agent := acapyenv.Start(t)
-	tester := caddytest.NewTester(t)
+	tester := newTester(t)
 	tester.InitServer(globalOptions(t.TempDir())+`
-http://localhost:9080 {
+`+base+` {
 	proofgate {
 		backend local local {
-			public_url http://localhost:9080
+			public_url `+base+`
 		}
 		backend aca acapy `+agent.AdminURL+` {
 			api_key `+agent.APIKey+`

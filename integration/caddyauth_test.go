@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig"
-	"github.com/caddyserver/caddy/v2/caddytest"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -19,9 +18,9 @@ func TestCaddyProviderBehindBasicAuth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tester := caddytest.NewTester(t)
+	tester := newTester(t)
 	tester.InitServer(globalOptions(t.TempDir())+`
-http://localhost:9080 {
+`+base+` {
 	@api path /orgs/* /proofs/*
 	basic_auth @api {
 		alice `+string(hash)+`
@@ -35,7 +34,7 @@ http://localhost:9080 {
 	}
 	proofgate {
 		backend local local {
-			public_url http://localhost:9080
+			public_url `+base+`
 		}
 		auth {
 			caddy
@@ -82,12 +81,12 @@ http://localhost:9080 {
 // TestCaddyProviderWithoutAuthHandler: with no authentication handler in
 // the route there is no identity to trust, so the caller is refused.
 func TestCaddyProviderWithoutAuthHandler(t *testing.T) {
-	tester := caddytest.NewTester(t)
+	tester := newTester(t)
 	tester.InitServer(globalOptions(t.TempDir())+`
-http://localhost:9080 {
+`+base+` {
 	proofgate {
 		backend local local {
-			public_url http://localhost:9080
+			public_url `+base+`
 		}
 		auth {
 			caddy

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caddyserver/caddy/v2/caddytest"
 	"github.com/google/uuid"
 
 	"github.com/proofgate/proofgate/internal/didcomm"
@@ -50,12 +49,12 @@ func newWallet(t *testing.T) *wallet {
 }
 
 func TestDIDCommPresentationAndAck(t *testing.T) {
-	tester := caddytest.NewTester(t)
+	tester := newTester(t)
 	tester.InitServer(globalOptions(t.TempDir())+`
-http://localhost:9080 {
+`+base+` {
 	proofgate {
 		backend local local {
-			public_url http://localhost:9080
+			public_url `+base+`
 			allow_private_endpoints
 		}
 		auth {

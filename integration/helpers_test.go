@@ -19,7 +19,6 @@ import (
 )
 
 const (
-	base     = "http://localhost:9080"
 	orgA     = "0f8fad5b-d9cb-469f-a165-70867728950e"
 	orgB     = "7c9e6679-7425-40de-944b-e07fc1f90ae7"
 	keyA     = "key-for-org-a-0123456789abcdef"
@@ -37,9 +36,9 @@ const (
 // directory every config of one test shares.
 func globalOptions(storage string) string {
 	return `{
-	admin localhost:2999
-	http_port 9080
-	https_port 9443
+	admin ` + adminAddr + `
+	http_port ` + httpPort + `
+	https_port ` + httpsPort + `
 	grace_period 1ns
 	skip_install_trust
 	storage file_system ` + storage + `
@@ -51,10 +50,10 @@ func globalOptions(storage string) string {
 // respond after it, which proves that other paths pass through.
 func proofgateSite(extra string) string {
 	return `
-http://localhost:9080 {
+` + base + ` {
 	proofgate {
 		backend local local {
-			public_url http://localhost:9080
+			public_url ` + base + `
 		}
 		auth {
 			api_key ` + keyA + ` org ` + orgA + ` label a
@@ -73,7 +72,7 @@ http://localhost:9080 {
 func startCaddy(t *testing.T, extra string) (*caddytest.Tester, string) {
 	t.Helper()
 	dir := t.TempDir()
-	tester := caddytest.NewTester(t)
+	tester := newTester(t)
 	tester.InitServer(globalOptions(dir)+proofgateSite(extra), "caddyfile")
 	settle(t)
 	unloadAtEnd(t)
@@ -87,7 +86,7 @@ func startCaddy(t *testing.T, extra string) (*caddytest.Tester, string) {
 // earlier.
 func unloadAtEnd(t *testing.T) {
 	t.Cleanup(func() {
-		if err := caddy.Load([]byte(`{"admin":{"listen":"localhost:2999"}}`), true); err != nil {
+		if err := caddy.Load([]byte(`{"admin":{"listen":"`+adminAddr+`"}}`), true); err != nil {
 			t.Errorf("unloading the test config: %v", err)
 		}
 	})

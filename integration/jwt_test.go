@@ -145,7 +145,7 @@ func jwtAuth(i *jwtIDP, before, after string) string {
 // startJWTCaddy loads a local-backend site whose auth block is authBlock.
 func startJWTCaddy(t *testing.T, authBlock string) *caddytest.Tester {
 	t.Helper()
-	tester := caddytest.NewTester(t)
+	tester := newTester(t)
 	tester.InitServer(jwtConfig(t.TempDir(), authBlock), "caddyfile")
 	settle(t)
 	return tester
@@ -153,10 +153,10 @@ func startJWTCaddy(t *testing.T, authBlock string) *caddytest.Tester {
 
 func jwtConfig(dir, authBlock string) string {
 	return globalOptions(dir) + `
-http://localhost:9080 {
+` + base + ` {
 	proofgate {
 		backend local local {
-			public_url http://localhost:9080
+			public_url ` + base + `
 		}
 		` + authBlock + `
 	}
@@ -284,7 +284,7 @@ func TestJWTCacheSurvivesReload(t *testing.T) {
 	k := newJWTKey(t, "k1", jose.RS256)
 	idp := newJWTIDP(t, k)
 	dir := t.TempDir()
-	tester := caddytest.NewTester(t)
+	tester := newTester(t)
 	tester.InitServer(jwtConfig(dir, jwtAuth(idp, "", "")), "caddyfile")
 	settle(t)
 	tok := k.token(t, []string{"verifier"}, nil)

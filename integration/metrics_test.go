@@ -11,7 +11,7 @@ import (
 // metricValue reads one sample from Caddy's admin /metrics.
 func metricValue(t *testing.T, series string) float64 {
 	t.Helper()
-	resp, err := testClient.Get("http://localhost:2999/metrics")
+	resp, err := testClient.Get("http://" + adminAddr + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,9 +41,9 @@ func (*panickingBackend) RecordOrg(context.Context, string) (string, error) {
 }
 
 func TestPanicBecomes500(t *testing.T) {
-	tester := caddytest.NewTester(t)
+	tester := newTester(t)
 	tester.InitServer(globalOptions(t.TempDir())+`
-http://localhost:9080 {
+`+base+` {
 	proofgate {
 		backend buggy panicking_test
 		auth {
@@ -74,10 +74,10 @@ http://localhost:9080 {
 
 func TestLoadRefusedWithoutAuth(t *testing.T) {
 	caddytest.AssertLoadError(t, globalOptions(t.TempDir())+`
-http://localhost:9080 {
+`+base+` {
 	proofgate {
 		backend local local {
-			public_url http://localhost:9080
+			public_url `+base+`
 		}
 	}
 }
@@ -86,7 +86,7 @@ http://localhost:9080 {
 
 func TestLoadRefusedWithoutBackend(t *testing.T) {
 	caddytest.AssertLoadError(t, globalOptions(t.TempDir())+`
-http://localhost:9080 {
+`+base+` {
 	proofgate {
 		auth {
 			api_key `+keyA+` org `+orgA+`
@@ -98,10 +98,10 @@ http://localhost:9080 {
 
 func TestLoadRefusedWithUnknownDefaultBackend(t *testing.T) {
 	caddytest.AssertLoadError(t, globalOptions(t.TempDir())+`
-http://localhost:9080 {
+`+base+` {
 	proofgate {
 		backend local local {
-			public_url http://localhost:9080
+			public_url `+base+`
 		}
 		default_backend agents
 		auth {
@@ -114,10 +114,10 @@ http://localhost:9080 {
 
 func TestLoadRefusedWithPlaintextMailToRemoteServer(t *testing.T) {
 	caddytest.AssertLoadError(t, globalOptions(t.TempDir())+`
-http://localhost:9080 {
+`+base+` {
 	proofgate {
 		backend local local {
-			public_url http://localhost:9080
+			public_url `+base+`
 		}
 		email {
 			smtp smtp.example.com:25

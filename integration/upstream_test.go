@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caddyserver/caddy/v2/caddytest"
-
 	"github.com/proofgate/proofgate/internal/upstream/openapitest"
 )
 
@@ -21,12 +19,12 @@ func TestUpstreamAgentsThroughCaddy(t *testing.T) {
 	credo := openapitest.NewCredo(t, openapitest.CredoOptions{Tenants: []string{"tenant-a"}})
 	acapy := openapitest.NewACAPy(t, openapitest.ACAPyOptions{APIKey: "acapy-admin-key"})
 	dir := t.TempDir()
-	tester := caddytest.NewTester(t)
+	tester := newTester(t)
 	tester.InitServer(globalOptions(dir)+`
-http://localhost:9080 {
+`+base+` {
 	proofgate {
 		backend local local {
-			public_url http://localhost:9080
+			public_url `+base+`
 		}
 		backend credo credo `+credo.URL+` {
 			token `+openapitest.CredoRootToken+`

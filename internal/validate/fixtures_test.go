@@ -8,8 +8,9 @@ import (
 	"testing"
 )
 
-// fixturesDir is the shared DIF material, beside the repository (as in CI).
-const fixturesDir = "../../../shared/fixtures/presentation-exchange"
+// fixturesDir is the DIF material copied into the repository (see
+// testdata/README.md for its source and licence).
+const fixturesDir = "../../testdata/presentation-exchange"
 
 // TestFixtures runs every DIF v2 example as presentationDefinition, each
 // in its own spelling: the definition of the {"presentation_definition"}

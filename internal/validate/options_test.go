@@ -158,8 +158,8 @@ func TestProofRecordID(t *testing.T) {
 	}
 }
 
-// TestSchemaCopies keeps the embedded DIF schemas equal to the shared
-// fixtures they were copied from.
+// TestSchemaCopies keeps the embedded DIF schemas equal to the copies in
+// testdata/presentation-exchange/schemas (from DIF).
 func TestSchemaCopies(t *testing.T) {
 	for _, name := range []string{"presentation-definition.json", "presentation-definition-claim-format-designations.json"} {
 		shared, err := os.ReadFile(filepath.Join(fixturesDir, "schemas", name))
@@ -171,7 +171,7 @@ func TestSchemaCopies(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(shared, embedded) {
-			t.Errorf("schemas/%s differs from the shared fixture", name)
+			t.Errorf("schemas/%s differs from testdata/presentation-exchange/schemas", name)
 		}
 	}
 }
