@@ -17,6 +17,7 @@ import (
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/didcomm"
 	"github.com/proofgate/proofgate/internal/didkey"
+	"github.com/proofgate/proofgate/internal/proofs"
 	"github.com/proofgate/proofgate/internal/testenv/wallet"
 )
 
@@ -188,6 +189,7 @@ func TestCaddyfileAllowPrivateEndpoints(t *testing.T) {
 func TestDIDCommStatus(t *testing.T) {
 	if DIDCommStatus(&backend.ConflictError{State: "done"}) != http.StatusBadRequest ||
 		DIDCommStatus(backend.ErrUnavailable) != http.StatusServiceUnavailable ||
+		DIDCommStatus(proofs.ErrBusy) != http.StatusServiceUnavailable ||
 		DIDCommStatus(io.EOF) != http.StatusInternalServerError {
 		t.Fatal("status mapping")
 	}

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"time"
 
-	"github.com/ohler55/ojg/jp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/proofgate/proofgate/internal/jsonpath"
 )
 
 // maxNesting bounds submission_requirements and path_nested recursion.
@@ -77,6 +79,12 @@ func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string 
 		return []string{"the presentation has no presentation_submission"}
 	}
 
+	if len(sub.DescriptorMap) > MaxDescriptorMap {
+		return []string{fmt.Sprintf("presentation_submission.descriptor_map has %d entries; at most %d are taken", len(sub.DescriptorMap), MaxDescriptorMap)}
+	}
+	// One budget for every field path of this presentation.
+	budget := jsonpath.NewBudget(MaxPathVisits, MaxPathResults, time.Now().Add(PathTimeout))
+
 	var problems []string
 	if sub.DefinitionID != def.ID {
 		problems = append(problems, fmt.Sprintf("presentation_submission.definition_id is %q, not the requested %q", sub.DefinitionID, def.ID))
@@ -92,12 +100,12 @@ func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string 
 			problems = append(problems, fmt.Sprintf("descriptor_map[%d] names %q, which is not an input descriptor of the request", i, m.ID))
 			continue
 		}
-		cred, problem := selectCredential(vp, m, 0)
+		cred, problem := selectCredential(vp, m, fmt.Sprintf("descriptor_map[%d]", i), 0)
 		if problem != "" {
 			problems = append(problems, fmt.Sprintf("input descriptor %q: %s", m.ID, problem))
 			continue
 		}
-		if fp := fieldProblems(d, cred); len(fp) > 0 {
+		if fp := fieldProblems(d, cred, budget); len(fp) > 0 {
 			problems = append(problems, fp...)
 			continue
 		}
@@ -140,20 +148,27 @@ func mapped(m []peMapping, id string) bool {
 }
 
 // selectCredential follows a descriptor_map entry (and its path_nested)
-// to the credential it names.
-func selectCredential(root any, m peMapping, depth int) (map[string]any, string) {
+// to the credential it names. Its paths are the prover's and must be
+// plain (jsonpath.ParsePlain): one step per segment, one value.
+func selectCredential(root any, m peMapping, where string, depth int) (map[string]any, string) {
 	if depth > maxNesting {
 		return nil, "path_nested is nested too deep"
 	}
-	vals, err := jsonPathGet(m.Path, root)
+	p, err := jsonpath.ParsePlain(m.Path)
 	if err != nil {
-		return nil, fmt.Sprintf("path %q is not a valid JSONPath", m.Path)
+		return nil, fmt.Sprintf("%s.path %q is not a plain JSONPath ($ followed by .name, ['name'] or [index] steps, at most %d characters): %v",
+			where, truncate(m.Path, 80), jsonpath.MaxPlainLength, err)
+	}
+	// A plain path selects at most one value in len(path) steps.
+	vals, err := p.Get(root, jsonpath.NewBudget(jsonpath.MaxPlainLength+1, 1, time.Time{}))
+	if err != nil {
+		return nil, fmt.Sprintf("%s.path %q: %v", where, m.Path, err)
 	}
 	if len(vals) == 0 {
 		return nil, fmt.Sprintf("path %q selects nothing in the presentation", m.Path)
 	}
 	if m.PathNested != nil {
-		return selectCredential(vals[0], *m.PathNested, depth+1)
+		return selectCredential(vals[0], *m.PathNested, where+".path_nested", depth+1)
 	}
 	cred, ok := vals[0].(map[string]any)
 	if !ok {
@@ -164,8 +179,10 @@ func selectCredential(root any, m peMapping, depth int) (map[string]any, string)
 
 // fieldProblems checks the required constraints.fields of d against cred:
 // one of each field's paths must select a value, and when the field has a
-// filter, some selected value must satisfy it.
-func fieldProblems(d *peDescriptor, cred map[string]any) []string {
+// filter, some selected value must satisfy it. The paths are the
+// definition's, held to jsonpath's cost bound when it was created, and run
+// on the presentation's budget.
+func fieldProblems(d *peDescriptor, cred map[string]any, budget *jsonpath.Budget) []string {
 	if d.Constraints == nil {
 		return nil
 	}
@@ -183,10 +200,16 @@ func fieldProblems(d *peDescriptor, cred map[string]any) []string {
 			}
 		}
 		found, matched := false, false
+		var limit error
 		for _, p := range f.Path {
-			vals, err := jsonPathGet(p, cred)
+			path, err := jsonpath.Compile(p)
 			if err != nil {
-				continue
+				continue // a record from before the cost bound
+			}
+			vals, err := path.Get(cred, budget)
+			if err != nil {
+				limit = err
+				break
 			}
 			for _, v := range vals {
 				found = true
@@ -199,6 +222,8 @@ func fieldProblems(d *peDescriptor, cred map[string]any) []string {
 			}
 		}
 		switch {
+		case limit != nil && !matched:
+			problems = append(problems, fmt.Sprintf("input descriptor %q: evaluating %s exceeded the verifier's work limit (%v)", d.ID, f.Path[0], limit))
 		case !found:
 			problems = append(problems, fmt.Sprintf("input descriptor %q: the credential has no %s", d.ID, f.Path[0]))
 		case !matched:
@@ -206,21 +231,6 @@ func fieldProblems(d *peDescriptor, cred map[string]any) []string {
 		}
 	}
 	return problems
-}
-
-// jsonPathGet evaluates a JSONPath the prover (or the definition) wrote;
-// ojg panics on some odd input, which must not take the server down.
-func jsonPathGet(path string, data any) (vals []any, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			vals, err = nil, fmt.Errorf("%v", r)
-		}
-	}()
-	x, err := jp.ParseString(path)
-	if err != nil {
-		return nil, err
-	}
-	return x.Get(data), nil
 }
 
 // noLoader refuses every reference outside a filter.
