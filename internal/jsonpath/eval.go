@@ -30,32 +30,55 @@ func (p *Path) Get(doc any, b *Budget) ([]any, error) {
 	return cur, nil
 }
 
+// frame is a container being walked by descend.
+type frame struct {
+	arr  []any
+	obj  map[string]any
+	keys []string // obj's names, sorted
+	next int
+}
+
 // descend applies sels to every node of cur and all their descendants,
-// depth first with an explicit stack.
+// in document order, depth first. It keeps one frame per level (memory
+// grows with depth, not with width) and does not recurse.
 func descend(cur []any, sels []selector, b *Budget) ([]any, error) {
-	var out, stack []any
+	var out []any
+	var stack []frame
 	var err error
+	enter := func(x any) error {
+		if err := b.visit(); err != nil {
+			return err
+		}
+		if out, err = apply(sels, x, out, b); err != nil {
+			return err
+		}
+		switch t := x.(type) {
+		case map[string]any:
+			stack = append(stack, frame{obj: t, keys: sortedKeys(t)})
+		case []any:
+			stack = append(stack, frame{arr: t})
+		}
+		return nil
+	}
 	for _, n := range cur {
-		stack = append(stack[:0], n)
+		if err = enter(n); err != nil {
+			return nil, err
+		}
 		for len(stack) > 0 {
-			x := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if err := b.visit(); err != nil {
-				return nil, err
+			f := &stack[len(stack)-1]
+			var x any
+			switch {
+			case f.obj != nil && f.next < len(f.keys):
+				x = f.obj[f.keys[f.next]]
+			case f.obj == nil && f.next < len(f.arr):
+				x = f.arr[f.next]
+			default:
+				stack = stack[:len(stack)-1]
+				continue
 			}
-			if out, err = apply(sels, x, out, b); err != nil {
+			f.next++
+			if err = enter(x); err != nil {
 				return nil, err
-			}
-			switch t := x.(type) {
-			case map[string]any:
-				keys := sortedKeys(t)
-				for i := len(keys) - 1; i >= 0; i-- {
-					stack = append(stack, t[keys[i]])
-				}
-			case []any:
-				for i := len(t) - 1; i >= 0; i-- {
-					stack = append(stack, t[i])
-				}
 			}
 		}
 	}
