@@ -218,7 +218,9 @@ func TestVerifierFailures(t *testing.T) {
 	}{
 		{"error", func(context.Context, verify.Input) (verify.Verdict, error) {
 			return verify.Verdict{}, errors.New("registry store is gone")
-		}, func(err error) bool { return err != nil && !errors.Is(err, backend.ErrUnavailable) && strings.Contains(err.Error(), "registry store is gone") }},
+		}, func(err error) bool {
+			return err != nil && !errors.Is(err, backend.ErrUnavailable) && strings.Contains(err.Error(), "registry store is gone")
+		}},
 		{"panic", func(context.Context, verify.Input) (verify.Verdict, error) {
 			panic("bug")
 		}, func(err error) bool { return err != nil && strings.Contains(err.Error(), "panicked") }},
