@@ -62,20 +62,38 @@ func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string 
 		return []string{"the stored presentation definition cannot be read"}
 	}
 	def := req.PresentationDefinition
+	// A JSON-LD presentation (ldp_vp) is an object; a JWT one (jwt_vp) a
+	// string whose payload is read here unverified.
+	var vp map[string]any
+	isJWT := false
 	if t := bytes.TrimSpace(presRaw); len(t) > 0 && t[0] == '"' {
-		return []string{"the presentation is a JWT (jwt_vp); the local verifier takes JSON-LD presentations (ldp_vp) only"}
+		var token string
+		if err := json.Unmarshal(t, &token); err != nil {
+			return []string{"the presentation is neither a JSON object nor a JWT"}
+		}
+		payload, problem := jwtPayload(token)
+		if problem != "" {
+			return []string{"the presentation " + problem}
+		}
+		vp, isJWT = payload, true
+	} else {
+		vpAny, err := jsonschema.UnmarshalJSON(bytes.NewReader(presRaw))
+		m, ok := vpAny.(map[string]any)
+		if err != nil || !ok {
+			return []string{"the presentation is not a JSON object"}
+		}
+		vp = m
 	}
-	vpAny, err := jsonschema.UnmarshalJSON(bytes.NewReader(presRaw))
-	vp, ok := vpAny.(map[string]any)
-	if err != nil || !ok {
-		return []string{"the presentation is not a JSON object"}
+	submission := vp["presentation_submission"]
+	if inner, ok := vp["vp"].(map[string]any); isJWT && submission == nil && ok {
+		submission = inner["presentation_submission"] // in the vp claim
 	}
 	var sub struct {
 		DefinitionID  string      `json:"definition_id"`
 		DescriptorMap []peMapping `json:"descriptor_map"`
 	}
-	raw, _ := json.Marshal(vp["presentation_submission"])
-	if vp["presentation_submission"] == nil || json.Unmarshal(raw, &sub) != nil {
+	raw, _ := json.Marshal(submission)
+	if submission == nil || json.Unmarshal(raw, &sub) != nil {
 		return []string{"the presentation has no presentation_submission"}
 	}
 
@@ -135,6 +153,9 @@ func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string 
 			}
 		}
 	}
+	if isJWT {
+		return append(problems, jwtBindingProblems(vp, challenge, domain)...)
+	}
 	return append(problems, proofProblems(vp["proof"], challenge, domain)...)
 }
 
@@ -170,11 +191,30 @@ func selectCredential(root any, m peMapping, where string, depth int) (map[strin
 	if m.PathNested != nil {
 		return selectCredential(vals[0], *m.PathNested, where+".path_nested", depth+1)
 	}
-	cred, ok := vals[0].(map[string]any)
-	if !ok {
-		return nil, fmt.Sprintf("path %q does not select a JSON-LD credential object (JWT credentials are not supported)", m.Path)
+	switch c := vals[0].(type) {
+	case map[string]any:
+		return c, ""
+	case string:
+		// A jwt_vc: its payload (vc claim inside) is what fields are read
+		// from; the verifier checks its signature.
+		payload, problem := jwtPayload(c)
+		if problem != "" {
+			return nil, fmt.Sprintf("path %q selects a string that %s", m.Path, problem)
+		}
+		if vc, ok := payload["vc"].(map[string]any); ok {
+			merged := make(map[string]any, len(vc)+len(payload))
+			for k, v := range vc {
+				merged[k] = v
+			}
+			for k, v := range payload {
+				merged[k] = v // $.vc.… paths work too
+			}
+			return merged, ""
+		}
+		return payload, ""
+	default:
+		return nil, fmt.Sprintf("path %q does not select a credential (an object or a JWT)", m.Path)
 	}
-	return cred, ""
 }
 
 // fieldProblems checks the required constraints.fields of d against cred:
@@ -319,8 +359,8 @@ func describeRequirement(r peRequirement) string {
 }
 
 // proofProblems checks that some proof of the presentation is bound to
-// this request: its challenge is ours, and so is its domain when we set
-// one. The proof's signature is not verified.
+// this request: its challenge is ours, and its domain, when it has one and
+// we set one, is ours. The proof's signature is not verified.
 func proofProblems(proof any, challenge, domain string) []string {
 	var proofs []map[string]any
 	switch p := proof.(type) {
@@ -342,7 +382,9 @@ func proofProblems(proof any, challenge, domain string) []string {
 			continue
 		}
 		challenged = true
-		if d, _ := p["domain"].(string); domain == "" || d == domain {
+		// A proof without a domain is taken here (ACA-Py signs none); the
+		// verifier's require_domain decides. Another domain never is.
+		if d, has := p["domain"].(string); domain == "" || !has || d == domain {
 			return nil
 		}
 	}
