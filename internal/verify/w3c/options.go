@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -141,7 +140,17 @@ func (o *Options) UnmarshalDirective(d *caddyfile.Dispenser) error {
 	default:
 		return d.Errf("unknown subdirective %q", name)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	// Check what can be checked without the machine (jsonld_contexts is
+	// looked at in Validate), so adapting reports bad values.
+	check := *o
+	check.JSONLDContexts = ""
+	if verr := check.Validate(); verr != nil {
+		return d.Err(verr.Error())
+	}
+	return nil
 }
 
 func parseOnOff(s string) (bool, error) {
@@ -210,4 +219,3 @@ func (o *Options) maxCredentials() int {
 
 func (o *Options) holderBinding() bool { return o.HolderBinding != "off" }
 func (o *Options) acceptUnknown() bool { return o.StatusUnknown == "accept" }
-func trimDID(s string) string          { return strings.TrimSpace(s) }
