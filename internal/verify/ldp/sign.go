@@ -17,6 +17,7 @@ import (
 
 // Signer adds proofs to JSON-LD documents (test wallets, tools).
 type Signer struct {
+	// Canon canonicalizes; nil: DefaultCanonicalizer (pinned contexts).
 	Canon *jsonld.Canonicalizer
 	// Key is an ed25519.PrivateKey or an *ecdsa.PrivateKey on P-256.
 	Key any
@@ -70,7 +71,11 @@ func (s *Signer) Sign(ctx context.Context, doc map[string]any, o SignOptions) (m
 		}
 	}
 	config := clone(proof)
-	data, err := hashData(ctx, s.Canon, su, unsecured, config, true)
+	canon := s.Canon
+	if canon == nil {
+		canon = DefaultCanonicalizer()
+	}
+	data, err := hashData(ctx, canon, su, unsecured, config, true)
 	if err != nil {
 		return nil, err
 	}

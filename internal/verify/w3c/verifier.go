@@ -92,10 +92,16 @@ func (v *Verifier) Verify(ctx context.Context, in verify.Input) (verify.Verdict,
 	} else {
 		p, verdict = v.ldpPresentation(ctx, raw, in)
 	}
-	if p == nil {
-		return verdict, nil
+	if p != nil {
+		verdict = v.judge(ctx, p, in)
 	}
-	return v.judge(ctx, p, in), nil
+	if err := ctx.Err(); err != nil {
+		// Out of time: the verdict may blame the prover for our own
+		// deadline (a DID document or status list not fetched in time).
+		// Say we could not judge, so the pipeline can retry.
+		return verify.Verdict{}, fmt.Errorf("w3c: verification interrupted: %w", err)
+	}
+	return verdict, nil
 }
 
 // jwtString recognizes a JWT presentation: a JSON string (the attachment
