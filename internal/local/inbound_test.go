@@ -25,10 +25,11 @@ import (
 // presentation, and the verifier's key.
 func answer(w *wallet.T, invitationURL string) ([]byte, string) {
 	inv := w.ReadInvitation(invitationURL)
-	vp := wallet.UnsignedVP(inv, wallet.Submitted{
-		DescriptorID: "license",
-		Credential:   wallet.UnsignedCredential(map[string]any{"licenseNumber": "WA-1"}),
-	})
+	// Signed for real: the local backend verifies presentation exchange.
+	vp, err := w.Holder().Present(context.Background(), inv, map[string]any{"licenseNumber": "WA-1"})
+	if err != nil {
+		panic(err)
+	}
 	return w.Present(inv, vp, false), inv.VerifierKey
 }
 
@@ -106,8 +107,8 @@ func TestServeDIDComm(t *testing.T) {
 	}
 
 	rec, err := l.LoadRecord(ctx, res.ProofRecord.ID)
-	// Structurally checked only: isVerified stays unset until signatures are.
-	if err != nil || rec.State != backend.StatePresentationReceived || rec.IsVerified != nil {
+	// Verified by the W3C verifier: isVerified true.
+	if err != nil || rec.State != backend.StatePresentationReceived || rec.IsVerified == nil || !*rec.IsVerified {
 		t.Fatalf("record %+v, %v", rec, err)
 	}
 	rec, err = l.AcceptPresentation(ctx, org, rec.ID)
