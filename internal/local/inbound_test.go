@@ -202,3 +202,23 @@ func TestDIDCommStatus(t *testing.T) {
 		t.Fatal("status mapping")
 	}
 }
+
+// TestDIDCommBusy: a 503 (storage down, too many checks at once) says
+// when to retry; other refusals do not.
+func TestDIDCommBusy(t *testing.T) {
+	for _, tt := range []struct {
+		err        error
+		status     int
+		retryAfter string
+	}{
+		{proofs.ErrBusy, http.StatusServiceUnavailable, "2"},
+		{backend.ErrUnavailable, http.StatusServiceUnavailable, "2"},
+		{proofs.ErrMalformed, http.StatusBadRequest, ""},
+	} {
+		rec := httptest.NewRecorder()
+		writeDIDCommError(rec, DIDCommStatus(tt.err))
+		if rec.Code != tt.status || rec.Header().Get("Retry-After") != tt.retryAfter {
+			t.Errorf("%v: %d, Retry-After %q", tt.err, rec.Code, rec.Header().Get("Retry-After"))
+		}
+	}
+}
