@@ -106,6 +106,12 @@ func (l *Local) ServeDIDComm(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	writeDIDCommError(w, status)
+}
+
+// writeDIDCommError answers an envelope that was not taken; a 503 says
+// when to come back.
+func writeDIDCommError(w http.ResponseWriter, status int) {
 	if status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", retryAfter)
 	}
