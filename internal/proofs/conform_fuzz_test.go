@@ -1,6 +1,8 @@
 package proofs
 
 import (
+	"context"
+	"encoding/json"
 	"testing"
 )
 
@@ -48,6 +50,44 @@ func FuzzCheckPresentation(f *testing.F) {
 		})
 		if bytes > fuzzMaxBytes || objects > fuzzMaxObjects {
 			t.Fatalf("a %d byte presentation cost %d bytes in %d objects", len(payload), bytes, objects)
+		}
+	})
+}
+
+// FuzzCheckMessage: whatever plaintext message a prover sends on a
+// record's thread, reading its attachment (formats, data.json or base64,
+// JWT or JSON-LD) and checking it stays within the same allocation budget.
+func FuzzCheckMessage(f *testing.F) {
+	ctx := context.Background()
+	svc := newTestService(f, fileStorage(f))
+	docs := map[bool]*Doc{}
+	for _, pe := range []bool{true, false} {
+		req := indyRequest()
+		if pe {
+			req = peRequest()
+		}
+		res, err := svc.Create(ctx, testOrg, req)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if docs[pe], err = svc.Load(ctx, res.ProofRecord.ID); err != nil {
+			f.Fatal(err)
+		}
+	}
+	f.Add([]byte(`{"@type":"https://didcomm.org/present-proof/2.0/presentation","formats":[{"attach_id":"a","format":"dif/presentation-exchange/submission@v1.0"}],"presentations~attach":[{"@id":"a","data":{"json":{"presentation_submission":{"definition_id":"32f54163-7166-48f1-93d8-ff217bdb0653","descriptor_map":[{"id":"wa_driver_license","path":"$.verifiableCredential[0]"}]},"verifiableCredential":[{"credentialSubject":{"dateOfBirth":"1990-01-01"}}],"proof":{"challenge":"x"}}}}]}`), true)
+	f.Add([]byte(`{"formats":[{"attach_id":"a","format":"hlindy/proof@v2.0"}],"presentations~attach":[{"@id":"a","data":{"base64":"eyJwcm9vZiI6e30sInJlcXVlc3RlZF9wcm9vZiI6e319"}}]}`), false)
+	f.Add([]byte(`{"formats":[{"attach_id":"a","format":"dif/presentation-exchange/submission@v1.0"}],"presentations~attach":[{"@id":"a","data":{"json":"eyJhbGciOiJFZERTQSJ9.e30.c2ln"}}]}`), true)
+	f.Fuzz(func(t *testing.T, plaintext []byte, pe bool) {
+		if len(plaintext) > fuzzMaxInput || documentProblem(plaintext) != "" {
+			return // Receive refuses it before decoding
+		}
+		var msg inboundMessage
+		if json.Unmarshal(plaintext, &msg) != nil {
+			return
+		}
+		bytes, objects := growth(func() { _, _ = checkPresentation(docs[pe], &msg) })
+		if bytes > fuzzMaxBytes || objects > fuzzMaxObjects {
+			t.Fatalf("a %d byte message cost %d bytes in %d objects", len(plaintext), bytes, objects)
 		}
 	})
 }
