@@ -38,7 +38,8 @@ const (
 
 // MaxConcurrentChecks is how many presentations are checked and verified
 // at the same time in this process: twice the usable CPUs, at least 4
-// (verification may wait on the network).
+// (verification may wait on the network). It is read once, when the
+// package initializes; changing it later has no effect.
 var MaxConcurrentChecks = max(4, 2*runtime.GOMAXPROCS(0))
 
 // ErrBusy means the verifier is checking as many presentations as it
