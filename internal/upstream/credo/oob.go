@@ -77,7 +77,7 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 		return backend.OOBResult{}, err
 	}
 	if resp.Status/100 != 2 {
-		return backend.OOBResult{}, b.client.StatusError(call, resp, false)
+		return backend.OOBResult{}, b.refused(org, call, resp, false)
 	}
 	var ans createAnswer
 	var inv struct {
@@ -120,7 +120,7 @@ func (b *Backend) findByThread(ctx context.Context, org backend.Org, thid string
 		return backend.ProofRecord{}, err
 	}
 	if resp.Status/100 != 2 {
-		return backend.ProofRecord{}, b.client.StatusError(call, resp, false)
+		return backend.ProofRecord{}, b.refused(org, call, resp, false)
 	}
 	var list []json.RawMessage
 	if json.Unmarshal(resp.Body, &list) != nil {

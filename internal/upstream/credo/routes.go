@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/upstream/agent"
@@ -81,4 +82,24 @@ func (b *Backend) fetchTenantToken(ctx context.Context, tenant string) (string, 
 	}
 	b.authorize(req.Header)
 	return b.client.FetchToken(ctx, req, "tenant")
+}
+
+// refused maps the agent's non-2xx answer to a backend error (and logs
+// it). A tenant token that the agent refuses because the tenant does not
+// exist gets a message saying so: credo-controller issues tokens for any
+// id, so a wrong tenant in the org map shows only here, as 401
+// {"details":"TenantRecord: record with id … not found."}.
+func (b *Backend) refused(org backend.Org, call agent.Request, resp *agent.Response, recordScoped bool) error {
+	err := b.client.StatusError(call, resp, recordScoped)
+	if resp.Status == http.StatusUnauthorized && org.Tenant != "" && unknownTenant(resp.Body) {
+		return &backend.UpstreamError{Status: resp.Status, Message: "the agent does not know the org's tenant; check the org map"}
+	}
+	return err
+}
+
+// unknownTenant tells whether a 401 body is credo-controller's "no such
+// tenant" (Askar's RecordNotFoundError for the TenantRecord).
+func unknownTenant(body []byte) bool {
+	d := agent.Details(body)
+	return strings.Contains(d, "TenantRecord") && strings.Contains(d, "not found")
 }
