@@ -22,7 +22,9 @@
 #
 # Environment:
 #   PROOFGATE_ACAPY_VENV    virtualenv directory of the 1.4 target (default:
-#                           ${XDG_CACHE_HOME:-$HOME/.cache}/proofgate/acapy-venv)
+#                           ${XDG_CACHE_HOME:-$HOME/.cache}/proofgate/acapy-1.4.0: one directory
+#                           per version, so that checkouts pinning different versions never
+#                           rebuild each other's)
 #   PROOFGATE_ACAPY_PYTHON  interpreter to build it with (default: the first of python3.13,
 #                           python3.12, python3, and pyenv's 3.13.*/3.12.* that is new enough)
 set -euo pipefail
@@ -36,7 +38,7 @@ case "$target" in
 1.4)
 	acapy_version=1.4.0
 	package="acapy-agent==${acapy_version}"
-	venv="${PROOFGATE_ACAPY_VENV:-$cache/acapy-venv}"
+	venv="${PROOFGATE_ACAPY_VENV:-$cache/acapy-${acapy_version}}"
 	py_min=12 py_max=99
 	# Every package pinned to the set that was installed and run here, so that a
 	# new release of a transitive dependency cannot break CI on a fresh machine.
@@ -125,7 +127,7 @@ yarl==1.25.1"
 	# The askar extra is not optional: without it aca-py fails at import
 	# (No module named 'anoncreds').
 	package="aries-cloudagent[askar]==${acapy_version}"
-	venv="$cache/acapy-venv-0.12"
+	venv="$cache/acapy-${acapy_version}"
 	py_min=9 py_max=11
 	constraints="aiohttp==3.9.5
 aiohttp-apispec==2.2.3

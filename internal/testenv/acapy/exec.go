@@ -24,6 +24,10 @@ const (
 	EnvLegacy = "PROOFGATE_ACAPY_0_12"
 )
 
+// Version is the acapy-agent release .ci/acapy-venv.sh installs (the
+// newest on PyPI when it was pinned); the tests are written against it.
+const Version = "1.4.0"
+
 // InstallCommand is what a developer runs to install the agent.
 const InstallCommand = "bash .ci/acapy-venv.sh"
 
@@ -32,7 +36,7 @@ const InstallCommand = "bash .ci/acapy-venv.sh"
 var errNotInstalled = errors.New("ACA-Py is not installed")
 
 // DefaultVenv is the virtualenv directory .ci/acapy-venv.sh installs into:
-// $PROOFGATE_ACAPY_VENV, else ${XDG_CACHE_HOME:-$HOME/.cache}/proofgate/acapy-venv.
+// $PROOFGATE_ACAPY_VENV, else ${XDG_CACHE_HOME:-$HOME/.cache}/proofgate/acapy-<Version>.
 func DefaultVenv() (string, error) {
 	if v := os.Getenv(EnvVenv); v != "" {
 		return v, nil
@@ -45,7 +49,7 @@ func DefaultVenv() (string, error) {
 		}
 		cache = filepath.Join(home, ".cache")
 	}
-	return filepath.Join(cache, "proofgate", "acapy-venv"), nil
+	return filepath.Join(cache, "proofgate", "acapy-"+Version), nil
 }
 
 // Executable returns the aca-py executable the tests run: $PROOFGATE_ACAPY

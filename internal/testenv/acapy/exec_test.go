@@ -99,8 +99,8 @@ func TestDefaultVenv(t *testing.T) {
 		venv, xdg, home, want string
 	}{
 		{venv: "/v", xdg: "/x", home: "/h", want: "/v"},
-		{xdg: "/x", home: "/h", want: "/x/proofgate/acapy-venv"},
-		{home: "/h", want: "/h/.cache/proofgate/acapy-venv"},
+		{xdg: "/x", home: "/h", want: "/x/proofgate/acapy-" + Version},
+		{home: "/h", want: "/h/.cache/proofgate/acapy-" + Version},
 	}
 	for _, tc := range tests {
 		t.Setenv(EnvVenv, tc.venv)

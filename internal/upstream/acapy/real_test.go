@@ -139,6 +139,16 @@ func TestRealACAPy(t *testing.T) {
 		}
 	})
 
+	t.Run("org check", func(t *testing.T) {
+		if err := b.CheckOrg(ctx, org); err != nil {
+			t.Errorf("CheckOrg: %v", err)
+		}
+		bad := realBackend(t, agent, func(b *Backend) { b.APIKey = "wrong" })
+		if err := bad.CheckOrg(ctx, org); err == nil || !strings.Contains(err.Error(), "refuses proofgate's api_key") {
+			t.Errorf("CheckOrg with a wrong key: %v", err)
+		}
+	})
+
 	t.Run("wrong api key", func(t *testing.T) {
 		bad := realBackend(t, agent, func(b *Backend) { b.APIKey = "wrong" })
 		_, err := bad.SendOutOfBandRequest(ctx, org, indyRequest())
@@ -195,6 +205,19 @@ func TestRealACAPyMultitenant(t *testing.T) {
 	}
 	if ok, err := b.RecordOrgIn(ctx, org2, res1.ProofRecord.ID); err != nil || ok {
 		t.Errorf("RecordOrgIn, other wallet: %v %v", ok, err)
+	}
+
+	// The load-time org check: a known wallet passes, an unknown one and a
+	// refused token are named.
+	if err := b.CheckOrg(ctx, org1); err != nil {
+		t.Errorf("CheckOrg of a served wallet: %v", err)
+	}
+	if err := b.CheckOrg(ctx, backend.Org{ID: "org-x", Tenant: "3f0c2a57-1d9b-4e0a-9f5e-6c1a2b3d4e5f"}); err == nil || !strings.Contains(err.Error(), "no wallet 3f0c2a57") {
+		t.Errorf("CheckOrg of an unknown wallet: %v", err)
+	}
+	stale := realBackend(t, agent, func(b *Backend) { b.TenantTokens = map[string]string{w1.ID: "eyJhbGciOiJIUzI1NiJ9.eyJ3YWxsZXRfaWQiOiJ4In0.c2lnbmF0dXJl"} })
+	if err := stale.CheckOrg(ctx, org1); err == nil || !strings.Contains(err.Error(), "refuses the token of wallet "+w1.ID) || strings.Contains(err.Error(), "eyJ") {
+		t.Errorf("CheckOrg with a stale token: %v", err)
 	}
 
 	// Someone else takes wallet 2's token: proofgate renews once.

@@ -60,6 +60,7 @@ type Backend struct {
 	tokens  *agent.Tokens
 	owners  *agent.Ownership
 	legacy  bool
+	checks  *agent.Checks
 	storage certmagic.Storage // tests set it; else Caddy's storage
 }
 
@@ -130,8 +131,11 @@ func (b *Backend) ValidateTenant(tenant string) error {
 	return fmt.Errorf("credo backend: tenant %s has no tenant_token and there is no token to get one with", tenant)
 }
 
-// Cleanup closes idle connections to the agent.
-func (b *Backend) Cleanup() error { return b.Config.Cleanup() }
+// Cleanup stops the org checks and closes idle connections to the agent.
+func (b *Backend) Cleanup() error {
+	b.checks.Stop()
+	return b.Config.Cleanup()
+}
 
 // authorize puts the dedicated (or legacy) credential into h.
 func (b *Backend) authorize(h http.Header) {
@@ -149,4 +153,5 @@ var (
 	_ caddy.Validator       = (*Backend)(nil)
 	_ caddy.CleanerUpper    = (*Backend)(nil)
 	_ caddyfile.Unmarshaler = (*Backend)(nil)
+	_ backend.OrgChecker    = (*Backend)(nil)
 )
