@@ -215,7 +215,9 @@ func TestRealACAPyMultitenant(t *testing.T) {
 	if err := b.CheckOrg(ctx, backend.Org{ID: "org-x", Tenant: "3f0c2a57-1d9b-4e0a-9f5e-6c1a2b3d4e5f"}); err == nil || !strings.Contains(err.Error(), "no wallet 3f0c2a57") {
 		t.Errorf("CheckOrg of an unknown wallet: %v", err)
 	}
-	stale := realBackend(t, agent, func(b *Backend) { b.TenantTokens = map[string]string{w1.ID: "eyJhbGciOiJIUzI1NiJ9.eyJ3YWxsZXRfaWQiOiJ4In0.c2lnbmF0dXJl"} })
+	stale := realBackend(t, agent, func(b *Backend) {
+		b.TenantTokens = map[string]string{w1.ID: "eyJhbGciOiJIUzI1NiJ9.eyJ3YWxsZXRfaWQiOiJ4In0.c2lnbmF0dXJl"}
+	})
 	if err := stale.CheckOrg(ctx, org1); err == nil || !strings.Contains(err.Error(), "refuses the token of wallet "+w1.ID) || strings.Contains(err.Error(), "eyJ") {
 		t.Errorf("CheckOrg with a stale token: %v", err)
 	}
