@@ -16,9 +16,11 @@ var (
 	// soon as the holder requests it.
 	IssuerArgs = []string{"--auto-accept-requests", "--auto-respond-credential-request"}
 	// HolderArgs: accept invitations, request an offered credential and
-	// store it when it arrives. Presentation requests are left to the test
-	// (SendPresentation), so that it can choose what to present.
-	HolderArgs = []string{"--auto-accept-invites", "--auto-respond-credential-offer", "--auto-store-credential"}
+	// store it when it arrives, and keep exchange records once done (so a
+	// test can see the presentation's end state). Presentation requests are
+	// left to the test (SendPresentation), so that it can choose what to
+	// present.
+	HolderArgs = []string{"--auto-accept-invites", "--auto-respond-credential-offer", "--auto-store-credential", "--preserve-exchange-records"}
 )
 
 // SubjectVocab is the inline JSON-LD context of TestCredential: every term

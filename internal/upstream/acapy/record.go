@@ -104,6 +104,11 @@ func (b *Backend) AcceptPresentation(ctx context.Context, org backend.Org, id st
 	if err != nil {
 		return backend.ProofRecord{}, b.client.BadAnswer(call, err.Error())
 	}
+	if rec.State == "deleted" {
+		// A record created elsewhere with auto_remove: ACA-Py completed it,
+		// then removed it, and answers with the state of the removal.
+		rec.State = backend.StateDone
+	}
 	rec.OrgID = org.ID
 	return rec, nil
 }
