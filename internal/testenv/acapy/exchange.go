@@ -350,3 +350,58 @@ func IssueTestCredential(t testing.TB, issuer, holder *Agent, claims map[string]
 	cred := IssueLDCredential(t, issuer, holder, issuerConn, TestCredential(issuerDID, holderDID, claims))
 	return LDHolder{Holder: holder, Issuer: issuer, HolderDID: holderDID, IssuerDID: issuerDID, Credential: cred}
 }
+
+// PresExV1 is what tests read of a present-proof 1.0 V10PresentationExchange.
+type PresExV1 struct {
+	ID       string `json:"presentation_exchange_id"`
+	ThreadID string `json:"thread_id"`
+	State    string `json:"state"`
+	Role     string `json:"role"`
+	ErrorMsg string `json:"error_msg"`
+}
+
+// WaitPresExV1 waits until the agent's present-proof 1.0 record of thread
+// thid is in one of states (1.0 spells them with underscores:
+// request_received, presentation_sent, presentation_acked) and returns it.
+func (a *Agent) WaitPresExV1(t testing.TB, thid string, timeout time.Duration, states ...string) PresExV1 {
+	t.Helper()
+	var rec PresExV1
+	Eventually(t, timeout, fmt.Sprintf("present-proof 1.0 record of thread %s in %v", thid, states), func() bool {
+		_, body := a.Call(t, http.MethodGet, "/present-proof/records?thread_id="+url.QueryEscape(thid), "", nil)
+		var list struct {
+			Results []PresExV1 `json:"results"`
+		}
+		if json.Unmarshal(body, &list) != nil || len(list.Results) == 0 {
+			return false
+		}
+		rec = list.Results[0]
+		for _, s := range states {
+			if rec.State == s {
+				return true
+			}
+		}
+		return false
+	})
+	return rec
+}
+
+// SendPresentationV1 has a holder answer its present-proof 1.0 request
+// record id with body ({"requested_attributes": {}, "requested_predicates":
+// {}, "self_attested_attributes": {...}} for a self-attested answer).
+func (a *Agent) SendPresentationV1(t testing.TB, id string, body any) {
+	t.Helper()
+	status, out := a.Call(t, http.MethodPost, "/present-proof/records/"+id+"/send-presentation", "", body)
+	if status != http.StatusOK {
+		t.Fatalf("holder: POST /present-proof/records/%s/send-presentation: %d %s", id, status, out)
+	}
+}
+
+// SendProblemReport has a holder decline its present-proof 2.0 request
+// record presExID with a problem report carrying description.
+func (a *Agent) SendProblemReport(t testing.TB, presExID, description string) {
+	t.Helper()
+	status, out := a.Call(t, http.MethodPost, "/present-proof-2.0/records/"+presExID+"/problem-report", "", map[string]any{"description": description})
+	if status != http.StatusOK {
+		t.Fatalf("holder: POST /present-proof-2.0/records/%s/problem-report: %d %s", presExID, status, out)
+	}
+}
