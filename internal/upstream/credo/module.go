@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -61,7 +62,10 @@ type Backend struct {
 	owners  *agent.Ownership
 	legacy  bool
 	checks  *agent.Checks
-	storage certmagic.Storage // tests set it; else Caddy's storage
+	orphans *agent.Orphans
+	// orphanSweep overrides agent.DefaultOrphanSweep (tests).
+	orphanSweep time.Duration
+	storage     certmagic.Storage // tests set it; else Caddy's storage
 }
 
 // CaddyModule returns the Caddy module information.
@@ -88,6 +92,11 @@ func (b *Backend) Provision(ctx caddy.Context) error {
 	}
 	parts := b.Connect(ctx, "credo", fetch, b.storage)
 	b.client, b.tokens, b.owners = parts.Client, parts.Tokens, parts.Owners
+	if err := agent.RegisterMetrics(ctx.GetMetricsRegistry()); err != nil {
+		return fmt.Errorf("registering metrics: %v", err)
+	}
+	b.orphans = agent.NewOrphans(b.storage, agent.AgentID("credo", b.Base()), ctx.Logger())
+	b.startOrphanSweeps()
 	return nil
 }
 
@@ -134,6 +143,9 @@ func (b *Backend) ValidateTenant(tenant string) error {
 // Cleanup stops the org checks and closes idle connections to the agent.
 func (b *Backend) Cleanup() error {
 	b.checks.Stop()
+	if b.orphans != nil {
+		b.orphans.Stop()
+	}
 	return b.Config.Cleanup()
 }
 
