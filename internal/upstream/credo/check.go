@@ -58,8 +58,7 @@ func (b *Backend) CheckOrg(ctx context.Context, org backend.Org) error {
 // a tenant that does not exist then gives 404, where a dedicated agent
 // refuses the route with 401.
 func (b *Backend) multiTenant(ctx context.Context) bool {
-	call := agent.Request{Method: http.MethodGet, Path: "/multi-tenancy/" + uuid.NewString(), Header: http.Header{}, Idempotent: true}
-	b.authorize(call.Header)
-	resp, err := b.client.Do(ctx, call)
+	call := agent.Request{Method: http.MethodGet, Path: "/multi-tenancy/" + uuid.NewString(), Idempotent: true}
+	resp, err := b.asAgent(ctx, call)
 	return err == nil && resp.Status == http.StatusNotFound
 }

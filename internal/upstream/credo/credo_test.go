@@ -404,3 +404,58 @@ func TestTenantTokenRenewal(t *testing.T) {
 		t.Fatalf("static stale token: %v (tokens issued %d)", err, fake2.TokensIssued())
 	}
 }
+
+// TestAPIKey: with api_key, proofgate mints the agent's token itself with
+// POST /agent/token (the raw key in Authorization), for a dedicated agent
+// and as the base wallet of a multi-tenant one, and mints a new one when
+// the agent refuses it.
+func TestAPIKey(t *testing.T) {
+	for _, opts := range []openapitest.CredoOptions{{}, {Tenants: []string{"tenant-a"}}} {
+		fake := openapitest.NewCredo(t, opts)
+		b := newBackend(t, fake, opts, func(b *Backend) { b.Token, b.APIKey = "", openapitest.CredoAPIKey })
+		org := backend.Org{ID: "o"}
+		if len(opts.Tenants) > 0 {
+			org.Tenant = "tenant-a"
+		}
+		ctx := context.Background()
+		if _, err := b.SendOutOfBandRequest(ctx, org, indyRequest()); err != nil {
+			t.Fatalf("tenants %v: %v", opts.Tenants, err)
+		}
+		var minted int
+		for _, c := range fake.Calls() {
+			if c.Operation == "GetAgentToken" {
+				minted++
+				if c.Header.Get("Authorization") != openapitest.CredoAPIKey {
+					t.Errorf("token endpoint got Authorization %q, want the raw key", c.Header.Get("Authorization"))
+				}
+			}
+		}
+		if minted != 1 {
+			t.Errorf("tenants %v: agent token minted %d times, want 1", opts.Tenants, minted)
+		}
+		if err := b.CheckOrg(ctx, org); err != nil {
+			t.Errorf("CheckOrg: %v", err)
+		}
+	}
+
+	// A refused minted token is minted again, once.
+	fake := openapitest.NewCredo(t, openapitest.CredoOptions{})
+	b := newBackend(t, fake, openapitest.CredoOptions{}, func(b *Backend) { b.Token, b.APIKey = "", openapitest.CredoAPIKey })
+	b.agentTokens = agent.NewTokens(nil, func(ctx context.Context, s string) (string, error) {
+		if len(fake.Calls()) == 0 {
+			return "stale", nil
+		}
+		return b.fetchAgentToken(ctx, s)
+	})
+	if _, err := b.SendOutOfBandRequest(context.Background(), backend.Org{ID: "o"}, indyRequest()); err != nil {
+		t.Fatalf("after a refused token: %v", err)
+	}
+
+	// A wrong key: 401 from the token endpoint, named as proofgate's credentials.
+	bad := newBackend(t, fake, openapitest.CredoOptions{}, func(b *Backend) { b.Token, b.APIKey = "", "wrong" })
+	_, err := bad.SendOutOfBandRequest(context.Background(), backend.Org{ID: "o"}, indyRequest())
+	var ue *backend.UpstreamError
+	if !errors.As(err, &ue) || ue.Status != 401 {
+		t.Fatalf("wrong api key: %v", err)
+	}
+}
