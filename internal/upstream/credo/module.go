@@ -63,15 +63,15 @@ type Backend struct {
 	// multi-tenant agent each tenant has its own DIDs).
 	OrgInvitationDIDs map[string]string `json:"org_invitation_dids,omitempty"`
 
-	client  *agent.Client
-	tokens  *agent.Tokens
+	client *agent.Client
+	tokens *agent.Tokens
 	// agentTokens holds the agent's own token (key ""): configured, or
 	// minted with APIKey.
 	agentTokens *agent.Tokens
-	owners  *agent.Ownership
-	legacy  bool
-	checks  *agent.Checks
-	orphans *agent.Orphans
+	owners      *agent.Ownership
+	legacy      bool
+	checks      *agent.Checks
+	orphans     *agent.Orphans
 	// orphanSweep overrides agent.DefaultOrphanSweep (tests).
 	orphanSweep time.Duration
 	storage     certmagic.Storage // tests set it; else Caddy's storage
