@@ -54,6 +54,7 @@ type Agent struct {
 }
 
 type config struct {
+	legacy        bool
 	multitenant   bool
 	insecureAdmin bool
 	askar         bool
@@ -69,6 +70,11 @@ type Option func(*config)
 // then need the API key and "Authorization: Bearer <wallet token>", and the
 // base wallet's key alone gets 401 on tenant routes.
 func Multitenant() Option { return func(c *config) { c.multitenant = true } }
+
+// Legacy runs the optional second target, aries-cloudagent 0.12.x (end
+// of life), from $PROOFGATE_ACAPY_0_12 (`bash .ci/acapy-venv.sh 0.12`
+// prints it); the test is skipped when it is not set.
+func Legacy() Option { return func(c *config) { c.legacy = true } }
 
 // InsecureAdmin starts the admin API with --admin-insecure-mode (no API key).
 func InsecureAdmin() Option { return func(c *config) { c.insecureAdmin = true } }
@@ -96,7 +102,7 @@ var errPortTaken = errors.New("port already in use")
 func Start(t testing.TB, opts ...Option) *Agent {
 	t.Helper()
 	cfg := newConfig(opts)
-	exe := requireExecutable(t)
+	exe := cfg.executable(t)
 	a, err := launch(exe, cfg, func() (string, error) { return t.TempDir(), nil })
 	if err != nil {
 		t.Fatalf("starting ACA-Py (%s): %v", exe, err)

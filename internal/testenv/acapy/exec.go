@@ -111,3 +111,21 @@ func requireExecutable(t testing.TB) string {
 	t.Skip(msg)
 	return ""
 }
+
+// executable returns the aca-py to run for cfg, or skips or fails t as
+// requireExecutable does; the legacy target is skipped unless
+// $PROOFGATE_ACAPY_0_12 names one.
+func (c config) executable(t testing.TB) string {
+	t.Helper()
+	if !c.legacy {
+		return requireExecutable(t)
+	}
+	p := os.Getenv(EnvLegacy)
+	if p == "" {
+		t.Skipf("the optional ACA-Py 0.12 target is not installed: export %s=\"$(bash .ci/acapy-venv.sh 0.12)\" to test it", EnvLegacy)
+	}
+	if err := checkExecutable(p); err != nil {
+		t.Fatalf("%s=%q: %v", EnvLegacy, p, err)
+	}
+	return p
+}

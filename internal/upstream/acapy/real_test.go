@@ -85,7 +85,22 @@ func checkAgainstAgent(t *testing.T, agent *acapyenv.Agent, token string, res ba
 }
 
 func TestRealACAPy(t *testing.T) {
-	agent := acapyenv.Shared(t)
+	realSuite(t, acapyenv.Shared(t))
+}
+
+// TestRealACAPy012 runs the same against aries-cloudagent 0.12.8, the
+// optional second target (skipped unless PROOFGATE_ACAPY_0_12 is set).
+func TestRealACAPy012(t *testing.T) {
+	agent := acapyenv.Shared(t, acapyenv.Legacy())
+	if !strings.HasPrefix(agent.Version, "0.12.") {
+		t.Fatalf("PROOFGATE_ACAPY_0_12 runs ACA-Py %s, want 0.12.x", agent.Version)
+	}
+	realSuite(t, agent)
+}
+
+// realSuite creates indy and presentation-exchange requests through the
+// backend in a real agent, and maps its refusals.
+func realSuite(t *testing.T, agent *acapyenv.Agent) {
 	b := realBackend(t, agent, nil)
 	ctx := context.Background()
 	org := backend.Org{ID: "org-real"}
