@@ -46,6 +46,9 @@ func (b *Backend) CheckOrg(ctx context.Context, org backend.Org) error {
 	case resp.Status == http.StatusNotFound && org.Tenant != "" && b.legacy:
 		return fmt.Errorf("the agent has no tenant %s", org.Tenant)
 	case resp.Status == http.StatusUnauthorized && org.Tenant == "" && b.multiTenant(ctx):
+		if org.ID == agent.DefaultOrg {
+			return fmt.Errorf("the agent is multi-tenant and its base wallet holds no proofs, yet it is the default backend: orgs without an org line would reach it; map each org to a tenant (org <org id> <backend> tenant <tenant id>) or choose another default_backend")
+		}
 		return fmt.Errorf("the agent is multi-tenant and its base wallet holds no proofs: give the org a tenant (org %s <backend> tenant <tenant id>)", org.ID)
 	case resp.Status == http.StatusUnauthorized:
 		return fmt.Errorf("the agent refuses proofgate's token (%s)", agent.ForLog(agent.Details(resp.Body)))

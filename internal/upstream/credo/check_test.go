@@ -24,6 +24,7 @@ func TestCheckOrg(t *testing.T) {
 		{name: "tenant", opts: multi, org: backend.Org{ID: "o", Tenant: "tenant-a"}},
 		{name: "unknown tenant", opts: multi, org: backend.Org{ID: "o", Tenant: "tenant-zz"}, want: "the agent has no tenant tenant-zz"},
 		{name: "org without tenant on a multi-tenant agent", opts: multi, org: backend.Org{ID: "o"}, want: "give the org a tenant (org o <backend> tenant <tenant id>)"},
+		{name: "default backend on a multi-tenant agent", opts: multi, org: backend.Org{ID: "*"}, want: "choose another default_backend"},
 		{name: "wrong token", org: backend.Org{ID: "o"}, mutate: func(b *Backend) { b.Token = "nope" }, want: "refuses proofgate's token"},
 		{name: "configured tenant token of an unknown tenant", opts: multi, org: backend.Org{ID: "o", Tenant: "tenant-zz"},
 			mutate: func(b *Backend) { b.Token = ""; b.TenantTokens = map[string]string{"tenant-zz": "stale"} }, want: "refuses proofgate's token"},
