@@ -16,9 +16,10 @@
 #   0.12          aries-cloudagent 0.12.8, end of life, on Python 3.9-3.11; kept as a
 #                 second target because deployed agents still run it.
 #
-# Exit status 3, with one line on stderr that starts with "skip:", means no
+# Exit status 3, with one line on stdout that starts with "skip: ", means no
 # suitable Python was found: the caller skips the ACA-Py tests (scripts/test.sh
-# does) instead of failing the suite. Any other failure is a real error.
+# does) instead of failing the suite. Any other failure is a real error. What
+# the script does is logged on stderr.
 #
 # Environment:
 #   PROOFGATE_ACAPY_VENV    virtualenv directory of the 1.4 target (default:
@@ -229,9 +230,9 @@ pick_python() {
 if ! python="$(pick_python)"; then
 	if [[ "$target" == 1.4 ]]; then
 		printf 'skip: ACA-Py tests skipped: acapy-agent %s needs Python >= 3.12 (found: %s); install one (e.g. `pyenv install 3.12`) or set PROOFGATE_ACAPY_PYTHON\n' \
-			"$acapy_version" "$(python3 --version 2>&1 || echo no python3)" >&2
+			"$acapy_version" "$(python3 --version 2>&1 || echo no python3)"
 	else
-		printf 'skip: ACA-Py 0.12 tests skipped: aries-cloudagent %s needs Python 3.9-3.11\n' "$acapy_version" >&2
+		printf 'skip: ACA-Py 0.12 tests skipped: aries-cloudagent %s needs Python 3.9-3.11\n' "$acapy_version"
 	fi
 	exit 3
 fi

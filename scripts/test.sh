@@ -11,24 +11,24 @@ cd "$(dirname "$0")/.."
 # else still runs.
 if [ -z "${PROOFGATE_ACAPY:-}" ] && [ -f .ci/acapy-venv.sh ]; then
 	set +e
-	acapy_out=$(bash .ci/acapy-venv.sh 2>/tmp/proofgate-acapy-venv.$$)
+	acapy_out=$(bash .ci/acapy-venv.sh) # logs on stderr; the path (or "skip: …") on stdout
 	acapy_rc=$?
 	set -e
-	if [ "$acapy_rc" -eq 0 ]; then
-		PROOFGATE_ACAPY=$(printf '%s\n' "$acapy_out" | tail -n 1)
-		export PROOFGATE_ACAPY
-	else
-		# Exit 3: no Python >= 3.12, and the script said so in a "skip:" line.
-		# Anything else: the install failed; its output explains why.
-		[ "$acapy_rc" -eq 3 ] || cat /tmp/proofgate-acapy-venv.$$ >&2
-		PROOFGATE_ACAPY_SKIP=$(grep '^skip: ' /tmp/proofgate-acapy-venv.$$ | head -n 1 | cut -c7-)
-		if [ -z "$PROOFGATE_ACAPY_SKIP" ]; then
-			PROOFGATE_ACAPY_SKIP="ACA-Py tests skipped: installing it with .ci/acapy-venv.sh failed (exit $acapy_rc, output above)"
-		fi
-		export PROOFGATE_ACAPY_SKIP
+	acapy_last=$(printf '%s\n' "$acapy_out" | tail -n 1)
+	case "$acapy_rc" in
+	0)
+		export PROOFGATE_ACAPY="$acapy_last"
+		;;
+	3) # no Python >= 3.12
+		export PROOFGATE_ACAPY_SKIP="${acapy_last#skip: }"
+		;;
+	*)
+		export PROOFGATE_ACAPY_SKIP="ACA-Py tests skipped: installing it with .ci/acapy-venv.sh failed (exit $acapy_rc, see above)"
+		;;
+	esac
+	if [ -n "${PROOFGATE_ACAPY_SKIP:-}" ]; then
 		echo "$PROOFGATE_ACAPY_SKIP" >&2
 	fi
-	rm -f /tmp/proofgate-acapy-venv.$$
 fi
 
 go test -count=1 "$@" ./...
