@@ -24,7 +24,12 @@
 // (acapy.CredentialsV1Schema matches every W3C credential).
 //
 // The executable is $PROOFGATE_ACAPY, else the virtualenv that
-// .ci/acapy-venv.sh creates. When it is missing the test is skipped with the
-// command to run, except under CI (the CI variable is set), where it fails:
-// CI must install the agent, not silently test less.
+// .ci/acapy-venv.sh creates (acapy-agent Version, Python >= 3.12). When
+// scripts/test.sh could not install it (no Python >= 3.12) it sets
+// $PROOFGATE_ACAPY_SKIP, and every ACA-Py test skips with that one line,
+// under CI too. Otherwise a missing agent skips the test with the command
+// to run, except under CI (the CI variable is set), where it fails: CI must
+// install the agent, not silently test less. Agents run on loopback with
+// --no-ledger and throw-away Askar wallets, in their own process group,
+// killed when the test (Start) or the test binary (Shared, via Main) ends.
 package acapy
