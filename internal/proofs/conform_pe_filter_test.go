@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/proofgate/proofgate/internal/jsonpath"
 )
 
 // TestFieldFilterDateBounds: the local verifier reads a DIF v1 date bound
@@ -26,7 +29,8 @@ func TestFieldFilterDateBounds(t *testing.T) {
 		{"not a date", "does not match the filter"},
 	} {
 		cred := map[string]any{"credentialSubject": map[string]any{"birth_date": tt.dob}}
-		got := strings.Join(fieldProblems(&d, cred), "; ")
+		budget := jsonpath.NewBudget(10000, 1000, time.Now().Add(time.Minute))
+		got := strings.Join(fieldProblems(&d, cred, budget), "; ")
 		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 			t.Errorf("birth_date %s: problems %q, want %q", tt.dob, got, tt.want)
 		}
