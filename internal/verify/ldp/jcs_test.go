@@ -10,8 +10,8 @@ import (
 // ECMAScript form, minimal string escapes.
 func TestJCSForm(t *testing.T) {
 	in := map[string]any{
-		"numbers": []any{333333333.33333329, 1e30, 4.50, 2e-3, 0.000000000000000000000000001},
-		"string":  "\u20ac$\u000f\u000aA'\u0042\u0022\u005c\\\"\u002f",
+		"numbers":  []any{333333333.33333329, 1e30, 4.50, 2e-3, 0.000000000000000000000000001},
+		"string":   "\u20ac$\u000f\u000aA'\u0042\u0022\u005c\\\"\u002f",
 		"literals": []any{nil, true, false},
 	}
 	got, err := jcsForm(in)
