@@ -36,5 +36,6 @@ func (g *Gateway) AcceptPresentation(w http.ResponseWriter, r *http.Request, rec
 		writeBackendError(w, g.Logger, recordID, err)
 		return
 	}
+	g.reportChange(r.Context(), b, backend.StatePresentationReceived, rec)
 	writeJSON(w, http.StatusOK, rec)
 }

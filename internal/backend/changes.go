@@ -1,6 +1,10 @@
 package backend
 
-import "context"
+import (
+	"context"
+
+	"github.com/google/uuid"
+)
 
 // StateChange is one state change of a proof record: a creation
 // (PreviousState "") or a transition.
@@ -54,3 +58,14 @@ func (NopStaged) Commit() {}
 
 // Abort implements Staged.
 func (NopStaged) Abort(context.Context) {}
+
+// changeNamespace scopes the name-based ids of state changes.
+var changeNamespace = uuid.MustParse("5b0e3f0c-4a53-4c5e-9d0f-6f1f3c0a7e21")
+
+// ChangeID is the id of the change that brought record into state. A
+// verifier record reaches each state at most once, so (record, state)
+// names the change: the same change reported twice (a retry, a restaged
+// write) keeps its id, and receivers can deduplicate on it.
+func ChangeID(recordID, state string) string {
+	return uuid.NewSHA1(changeNamespace, []byte(recordID+"/"+state)).String()
+}

@@ -86,7 +86,7 @@ func NewDeliverer(cfg Config, ob *Outbox, logger *zap.Logger, onResult func(Mess
 			}
 		},
 	})
-	d.Handle(Kind, d.deliver)
+	d.Handle(Kind, d.deliver, nil)
 	return d, nil
 }
 

@@ -268,15 +268,23 @@ func (d *Deliverer) put(id string, doc *Document) error {
 }
 
 func (d *Deliverer) callback(e Entry, s Status) {
-	if d.opts.OnResult == nil {
-		return
+	if e.Kind == "" {
+		e.Kind = d.opts.DefaultKind
 	}
+	for _, fn := range []ResultFunc{d.opts.OnResult, d.kind(e.Kind).result} {
+		if fn != nil {
+			d.safeCallback(fn, e, s)
+		}
+	}
+}
+
+func (d *Deliverer) safeCallback(fn ResultFunc, e Entry, s Status) {
 	defer func() {
 		if r := recover(); r != nil {
 			d.logger.Error("outbox: result callback panicked", zap.String("message_id", e.ID), zap.String("panic", fmt.Sprint(r)))
 		}
 	}()
-	d.opts.OnResult(e, s)
+	fn(e, s)
 }
 
 // Backoff is the wait after failed attempt number attempt: base doubled

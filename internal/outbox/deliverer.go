@@ -121,7 +121,7 @@ type Deliverer struct {
 	outbox *Outbox
 	logger *zap.Logger
 
-	kinds atomic.Pointer[map[string]DeliverFunc]
+	kinds atomic.Pointer[map[string]kind]
 	kmu   sync.Mutex // serializes Handle
 
 	notify    chan struct{}
@@ -151,32 +151,41 @@ func NewDeliverer(outbox *Outbox, opts Options) *Deliverer {
 		running:   map[string]bool{},
 		finished:  map[string]time.Time{},
 	}
-	empty := map[string]DeliverFunc{}
+	empty := map[string]kind{}
 	d.kinds.Store(&empty)
 	return d
 }
 
-// Handle sets (or replaces) the delivery function of kind. A message of a
-// kind without one waits (and is retried later), so a deliverer that
-// outlives a config still knows what to do once the next config has
-// registered its functions.
-func (d *Deliverer) Handle(kind string, fn DeliverFunc) {
+// kind is what a deliverer does with the messages of one kind.
+type kind struct {
+	deliver DeliverFunc
+	result  ResultFunc
+}
+
+// Handle sets (or replaces) the delivery function of a kind of message,
+// and optionally a result function of its own (called after
+// Options.OnResult). A message of a kind without one waits (and is
+// retried later), so a deliverer that outlives a config still knows what
+// to do once the next config has registered its functions.
+func (d *Deliverer) Handle(name string, fn DeliverFunc, result ResultFunc) {
 	d.kmu.Lock()
 	defer d.kmu.Unlock()
-	next := map[string]DeliverFunc{}
+	next := map[string]kind{}
 	for k, f := range *d.kinds.Load() {
 		next[k] = f
 	}
-	next[kind] = fn
+	next[name] = kind{deliver: fn, result: result}
 	d.kinds.Store(&next)
 }
 
-func (d *Deliverer) handler(kind string) DeliverFunc {
-	if kind == "" {
-		kind = d.opts.DefaultKind
+func (d *Deliverer) kind(name string) kind {
+	if name == "" {
+		name = d.opts.DefaultKind
 	}
-	return (*d.kinds.Load())[kind]
+	return (*d.kinds.Load())[name]
 }
+
+func (d *Deliverer) handler(name string) DeliverFunc { return d.kind(name).deliver }
 
 // Outbox returns the outbox this deliverer delivers from.
 func (d *Deliverer) Outbox() *Outbox { return d.outbox }

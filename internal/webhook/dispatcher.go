@@ -100,7 +100,7 @@ func New(cfgs []Config, deliverer *outbox.Deliverer, logger *zap.Logger) (*Dispa
 		d.endpoints[c.URL] = ep
 		d.order = append(d.order, c.URL)
 	}
-	deliverer.Handle(Kind, d.deliver)
+	deliverer.Handle(Kind, d.deliver, nil)
 	return d, nil
 }
 

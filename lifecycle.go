@@ -1,0 +1,152 @@
+package proofgate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyevents"
+	"github.com/caddyserver/certmagic"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+
+	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/outbox"
+	"github.com/proofgate/proofgate/internal/webhook"
+)
+
+// EventStateChanged is the Caddy event emitted on every state change of a
+// proof record, with the webhook event's data (proofRecordId, threadId,
+// orgId, previousState, state, isVerified, id).
+const EventStateChanged = "proofgate.proof_state_changed"
+
+// webhookNamespace is where webhook messages wait, under proofgate/.
+const webhookNamespace = "webhooks"
+
+// provisionChanges sets up what hears of state changes: the webhooks
+// (durable, through the pooled outbox deliverer) and Caddy's events app.
+// Backends that report their own transitions get the sink; the gateway
+// reports the rest.
+func (h *Handler) provisionChanges(ctx caddy.Context, storage certmagic.Storage, backends []backend.Backend) error {
+	if err := registerCollectors(ctx.GetMetricsRegistry(), lifecycleCollectors()); err != nil {
+		return fmt.Errorf("registering metrics: %v", err)
+	}
+	sink := &changeSink{ctx: ctx, logger: h.logger.Named("changes")}
+	if len(h.Webhooks) > 0 {
+		cfgs := make([]webhook.Config, len(h.Webhooks))
+		repl := caddy.NewReplacer()
+		for i, c := range h.Webhooks {
+			var err error
+			if c.URL, err = repl.ReplaceOrErr(c.URL, true, true); err != nil {
+				return fmt.Errorf("webhook %d: url: %v", i, err)
+			}
+			if c.Secret, err = repl.ReplaceOrErr(c.Secret, true, true); err != nil {
+				return fmt.Errorf("webhook %s: secret: %v", c.URL, err)
+			}
+			cfgs[i] = c
+		}
+		key := outbox.StorageKey(storage, webhookNamespace)
+		logger := h.logger.Named("webhook")
+		d, err := outbox.Acquire(key, func() (*outbox.Deliverer, error) {
+			return outbox.NewDeliverer(outbox.New(storage, webhookNamespace, nil), webhook.DeliveryOptions(logger, countOutcome)), nil
+		})
+		if err != nil {
+			return err
+		}
+		h.webhookKey = key
+		if sink.webhooks, err = webhook.New(cfgs, d, logger); err != nil {
+			return err
+		}
+	}
+	app, err := ctx.App("events")
+	if err != nil {
+		return fmt.Errorf("loading the events app: %v", err)
+	}
+	sink.events, _ = app.(*caddyevents.App)
+	h.gw.Changes = sink
+	for _, b := range backends {
+		if r, ok := b.(backend.ChangeReporter); ok {
+			r.SetChangeSink(sink)
+		}
+	}
+	return nil
+}
+
+// cleanupChanges releases this handler's hold on the webhook deliverer.
+func (h *Handler) cleanupChanges() error {
+	if h.webhookKey == "" {
+		return nil
+	}
+	err := outbox.Release(h.webhookKey)
+	h.webhookKey = ""
+	return err
+}
+
+// countOutcome counts outbox outcomes by kind.
+func countOutcome(e outbox.Entry, s outbox.Status) {
+	outcome := "retry"
+	if s.State.Final() {
+		outcome = string(s.State)
+	}
+	lifecycleMetrics.deliveries.WithLabelValues(e.Kind, outcome).Inc()
+}
+
+func registerCollectors(reg *prometheus.Registry, cs []prometheus.Collector) error {
+	if reg == nil {
+		return nil
+	}
+	for _, c := range cs {
+		if err := reg.Register(c); err != nil {
+			var already prometheus.AlreadyRegisteredError
+			if !errors.As(err, &already) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// changeSink fans a state change out to the webhooks (staged in the
+// outbox before the change is stored) and, once it is stored, to Caddy's
+// events app.
+type changeSink struct {
+	ctx      caddy.Context
+	logger   *zap.Logger
+	webhooks *webhook.Dispatcher
+	events   *caddyevents.App
+}
+
+// Stage implements backend.ChangeSink.
+func (s *changeSink) Stage(ctx context.Context, c backend.StateChange) (backend.Staged, error) {
+	var inner backend.Staged = backend.NopStaged{}
+	if s.webhooks != nil {
+		st, err := s.webhooks.Stage(ctx, c)
+		if err != nil {
+			lifecycleMetrics.events.Inc()
+			return nil, err
+		}
+		inner = st
+	}
+	return &sinkStaged{sink: s, inner: inner, change: c}, nil
+}
+
+type sinkStaged struct {
+	sink   *changeSink
+	inner  backend.Staged
+	change backend.StateChange
+}
+
+func (st *sinkStaged) Commit() {
+	st.inner.Commit()
+	lifecycleMetrics.changes.WithLabelValues(st.change.Record.State).Inc()
+	st.sink.logger.Info("proof record state changed",
+		zap.String("proof_record_id", st.change.Record.ID),
+		zap.String("previous_state", st.change.PreviousState),
+		zap.String("state", st.change.Record.State))
+	if st.sink.events != nil {
+		st.sink.events.Emit(st.sink.ctx, EventStateChanged, webhook.EventData(st.change))
+	}
+}
+
+func (st *sinkStaged) Abort(ctx context.Context) { st.inner.Abort(ctx) }

@@ -1,0 +1,32 @@
+package proofgate
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// opGetRecord is the metrics label of GET /proofs/{id}.
+const opGetRecord = "get_record"
+
+// lifecycleMetrics count what happens to proof records after the API
+// calls: notifications and their delivery. Registered with the others
+// (registerMetrics); labels are bounded (kinds, outcomes, states).
+var lifecycleMetrics = struct {
+	changes    *prometheus.CounterVec
+	deliveries *prometheus.CounterVec
+	events     prometheus.Counter
+}{
+	changes: prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "caddy", Subsystem: "proofgate", Name: "state_changes_total",
+		Help: "State changes of proof records notified (webhooks, Caddy events), by new state.",
+	}, []string{"state"}),
+	deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "caddy", Subsystem: "proofgate", Name: "outbox_attempts_total",
+		Help: "Outbox delivery attempts, by kind (webhook, ack) and outcome: sent, failed (for good), or retry.",
+	}, []string{"kind", "outcome"}),
+	events: prometheus.NewCounter(prometheus.CounterOpts{
+		Namespace: "caddy", Subsystem: "proofgate", Name: "webhook_stage_failures_total",
+		Help: "State changes whose webhook messages could not be queued (storage failed).",
+	}),
+}
+
+func lifecycleCollectors() []prometheus.Collector {
+	return []prometheus.Collector{lifecycleMetrics.changes, lifecycleMetrics.deliveries, lifecycleMetrics.events}
+}
