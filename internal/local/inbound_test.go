@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"strings"
 	"testing"
 	"time"
 
@@ -234,7 +233,7 @@ func TestServeDIDCommGuard(t *testing.T) {
 	}
 	rec, err := l.AcceptPresentation(ctx, org, res.ProofRecord.ID)
 	ack, _ := rec.Metadata["ack"].(map[string]any)
-	if err != nil || rec.State != backend.StateDone || ack["sent"] != false || !strings.Contains(ack["error"].(string), "not public") {
+	if err != nil || rec.State != backend.StateDone || ack["sent"] != false || ack["error"] != "endpoint-not-public" {
 		t.Fatalf("accept: %+v, %v", rec, err)
 	}
 	select {

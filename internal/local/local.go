@@ -66,9 +66,10 @@ type Local struct {
 	// Default: Caddy's global storage.
 	StorageRaw json.RawMessage `json:"storage,omitempty" caddy:"namespace=caddy.storage inline_key=module"`
 
-	svc    *proofs.Service
-	agent  *proofs.Agent
-	logger *zap.Logger
+	svc     *proofs.Service
+	agent   *proofs.Agent
+	logger  *zap.Logger
+	acksKey string // this config's hold on the pooled ack deliverer
 }
 
 // Interface guards.
@@ -133,7 +134,11 @@ func (l *Local) Provision(ctx caddy.Context) error {
 	}
 	l.svc = svc
 	l.logger = ctx.Logger()
-	l.agent = proofs.NewAgent(svc, proofs.AgentConfig{AllowPrivateEndpoints: l.AllowPrivateEndpoints})
+	acks, err := l.acquireAcks(storage)
+	if err != nil {
+		return err
+	}
+	l.agent = proofs.NewAgent(svc, proofs.AgentConfig{AllowPrivateEndpoints: l.AllowPrivateEndpoints, Acks: acks, Logger: l.logger})
 	return nil
 }
 

@@ -204,7 +204,7 @@ func (a *Agent) receivePresentation(ctx context.Context, doc *Doc, msg *inboundM
 		if err != nil {
 			return "", a.raced(ctx, doc.Record.ID, msg.ID, err)
 		}
-		return rec.State, nil
+		return a.autoAccept(ctx, rec), nil
 	}
 	explanation := "the presentation does not answer the request: " + strings.Join(problems, "; ")
 	explanation = truncate(explanation, maxErrorMessage)
@@ -222,7 +222,7 @@ func (a *Agent) receivePresentation(ctx context.Context, doc *Doc, msg *inboundM
 		d.Presentation = p.Message
 		d.TheirService = p.TheirService
 		d.TheirVerkey = p.TheirVerkey
-		return nil
+		return a.svc.attachConnection(ctx, d, p.TheirService)
 	})
 	if err != nil {
 		return "", a.raced(ctx, doc.Record.ID, msg.ID, err)

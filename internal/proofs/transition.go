@@ -1,0 +1,69 @@
+package proofs
+
+import (
+	"context"
+
+	"github.com/proofgate/proofgate/internal/backend"
+)
+
+// sinkRef boxes a ChangeSink for an atomic pointer.
+type sinkRef struct{ sink backend.ChangeSink }
+
+// SetChangeSink makes every transition of a record (each state change
+// Service.update writes) staged with sink before it is stored and
+// committed after (backend.ChangeReporter). Creations are reported by the
+// gateway, which knows when the whole request has succeeded.
+func (s *Service) SetChangeSink(sink backend.ChangeSink) {
+	if sink == nil {
+		s.sink.Store(nil)
+		return
+	}
+	s.sink.Store(&sinkRef{sink})
+}
+
+// stageTransition stages the notifications of doc's transition from
+// prev, if its state changed, and what extra stages.
+func (s *Service) stageTransition(ctx context.Context, prev string, doc *Doc, extra func(context.Context, *Doc) (backend.Staged, error)) (backend.Staged, error) {
+	var all stagedList
+	if doc.Record.State == prev {
+		return all, nil
+	}
+	if ref := s.sink.Load(); ref != nil {
+		st, err := ref.sink.Stage(ctx, backend.StateChange{
+			ID:            backend.ChangeID(doc.Record.ID, doc.Record.State),
+			PreviousState: prev,
+			Record:        doc.Record,
+		})
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, st)
+	}
+	if extra != nil {
+		st, err := extra(ctx, doc)
+		if err != nil {
+			all.Abort(ctx)
+			return nil, err
+		}
+		if st != nil {
+			all = append(all, st)
+		}
+	}
+	return all, nil
+}
+
+// stagedList releases or withdraws several staged notifications.
+type stagedList []backend.Staged
+
+func (l stagedList) Commit() {
+	for _, st := range l {
+		st.Commit()
+	}
+}
+
+func (l stagedList) Abort(ctx context.Context) {
+	ctx = context.WithoutCancel(ctx)
+	for _, st := range l {
+		st.Abort(ctx)
+	}
+}
