@@ -13,6 +13,7 @@ import (
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/outbox"
+	"github.com/proofgate/proofgate/internal/store"
 	"github.com/proofgate/proofgate/internal/webhook"
 )
 
@@ -65,6 +66,7 @@ func (h *Handler) provisionChanges(ctx caddy.Context, storage certmagic.Storage,
 	}
 	sink.events, _ = app.(*caddyevents.App)
 	h.gw.Changes = sink
+	h.gw.Observed = observedStates{store.New(storage, "observed")}
 	for _, b := range backends {
 		if r, ok := b.(backend.ChangeReporter); ok {
 			r.SetChangeSink(sink)
@@ -150,3 +152,26 @@ func (st *sinkStaged) Commit() {
 }
 
 func (st *sinkStaged) Abort(ctx context.Context) { st.inner.Abort(ctx) }
+
+// observedStates keeps the last state seen of each agent record, one small
+// document per record under proofgate/observed/. Two instances reading a
+// record at once may both report its change: the event has one id
+// (backend.ChangeID), so receivers see a duplicate, never a wrong event.
+type observedStates struct{ store *store.Store }
+
+type observedState struct {
+	State string `json:"state"`
+}
+
+func (o observedStates) Swap(ctx context.Context, id, state string) (string, bool, error) {
+	var old observedState
+	err := o.store.Get(ctx, id, &old)
+	known := err == nil
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return "", false, err
+	}
+	if known && old.State == state {
+		return state, true, nil
+	}
+	return old.State, known, o.store.Put(ctx, id, observedState{State: state})
+}

@@ -36,6 +36,7 @@ func (g *Gateway) AcceptPresentation(w http.ResponseWriter, r *http.Request, rec
 		writeBackendError(w, g.Logger, recordID, err)
 		return
 	}
-	g.reportChange(r.Context(), b, backend.StatePresentationReceived, rec)
+	prev := backend.StatePresentationReceived // the only state accept leaves
+	g.reportChange(r.Context(), b, prev, rec)
 	writeJSON(w, http.StatusOK, rec)
 }

@@ -35,6 +35,9 @@ type Gateway struct {
 	// Changes hears of proof records' state changes (webhooks, Caddy
 	// events); nil when nothing listens.
 	Changes backend.ChangeSink
+	// Observed remembers agents' records' last seen states; nil: reads
+	// report nothing.
+	Observed StateMemory
 }
 
 // Router says which backend serves an org.

@@ -42,5 +42,6 @@ func (g *Gateway) GetProofRecord(w http.ResponseWriter, r *http.Request, recordI
 		writeBackendError(w, g.Logger, recordID, err)
 		return
 	}
+	g.observe(r.Context(), b, rec)
 	writeJSON(w, http.StatusOK, rec)
 }
