@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -9,8 +8,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/proofgate/proofgate/internal/didcomm"
 	"github.com/proofgate/proofgate/internal/testenv/eventrec"
+	"github.com/proofgate/proofgate/internal/testenv/wallet"
 	"github.com/proofgate/proofgate/internal/testenv/webhookrx"
 )
 
@@ -56,65 +55,18 @@ func getRecord(t *testing.T, id, key string) response {
 
 // present answers the invitation of a 4.1 response with a presentation
 // exchange presentation from w, through /didcomm.
-func present(t *testing.T, w *wallet, invitationURL string) {
+func present(t *testing.T, w *wallet.T, invitationURL string) *wallet.Invitation {
 	t.Helper()
-	inv := invitationFromURL(t, invitationURL)
-	svc := inv["services"].([]any)[0].(map[string]any)
-	verifierKey, err := didcomm.Verkey(svc["recipientKeys"].([]any)[0].(string))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := attachedRequest(t, inv)
-	thread := req["~thread"].(map[string]any)
-	pe := formatAttachment(t, req)
-	opts := pe["options"].(map[string]any)
-	presentation := map[string]any{
-		"@context": []any{"https://www.w3.org/2018/credentials/v1"},
-		"type":     []any{"VerifiablePresentation"},
-		"presentation_submission": map[string]any{
-			"id": uuid.NewString(), "definition_id": pe["presentation_definition"].(map[string]any)["id"],
-			"descriptor_map": []any{map[string]any{"id": "citizenship", "format": "ldp_vc", "path": "$.verifiableCredential[0]"}},
-		},
-		"verifiableCredential": []any{map[string]any{
-			"@context":          []any{"https://www.w3.org/2018/credentials/v1"},
-			"type":              []any{"VerifiableCredential"},
-			"issuer":            "did:key:z6MkpTHR8VNsBxYAAWHut2Geadd9jSwuBV8xRoAnwWsdvktH",
-			"credentialSubject": map[string]any{"id": "did:example:holder", "license": "B"},
-			"proof":             map[string]any{"type": "Ed25519Signature2018", "proofPurpose": "assertionMethod"},
-		}},
-		"proof": map[string]any{"type": "Ed25519Signature2018", "proofPurpose": "authentication", "challenge": opts["challenge"], "domain": opts["domain"], "jws": "eyJhbGciOiJFZERTQSJ9..c2ln"},
-	}
-	msg := map[string]any{
-		"@type":                "https://didcomm.org/present-proof/2.0/presentation",
-		"@id":                  uuid.NewString(),
-		"~thread":              map[string]any{"thid": thread["thid"], "pthid": thread["pthid"]},
-		"~service":             map[string]any{"recipientKeys": []string{w.verkey}, "routingKeys": []string{}, "serviceEndpoint": w.srv.URL},
-		"formats":              []any{map[string]any{"attach_id": "dif-0", "format": "dif/presentation-exchange/submission@v1.0"}},
-		"presentations~attach": []any{map[string]any{"@id": "dif-0", "mime-type": "application/json", "data": map[string]any{"json": presentation}}},
-	}
-	plain, _ := json.Marshal(msg)
-	env, err := didcomm.Pack(plain, []string{verifierKey}, w.priv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	inv := w.ReadInvitation(invitationURL)
+	vp := wallet.UnsignedVP(inv, wallet.Submitted{
+		DescriptorID: "citizenship",
+		Credential:   wallet.UnsignedCredential(map[string]any{"id": "did:example:holder", "license": "B"}),
+	})
+	env := w.Present(inv, vp, false)
 	if d := do(t, http.MethodPost, "/didcomm", string(env), "Content-Type: application/didcomm-envelope-enc"); d.status != http.StatusAccepted {
 		t.Fatalf("presentation: %d %s", d.status, d.body)
 	}
-}
-
-func waitAck(t *testing.T, w *wallet) map[string]any {
-	t.Helper()
-	select {
-	case m := <-w.got:
-		var ack map[string]any
-		if err := json.Unmarshal(m, &ack); err != nil {
-			t.Fatal(err)
-		}
-		return ack
-	case <-time.After(30 * time.Second):
-		t.Fatal("no ack")
-		return nil
-	}
+	return inv
 }
 
 // A full exchange on the local verifier: every transition reaches the
@@ -151,7 +103,7 @@ func TestLifecycleWebhooksEventsAndRead(t *testing.T) {
 		t.Fatalf("DELETE: %d Allow %q", d.status, d.header.Get("Allow"))
 	}
 
-	w := newWallet(t)
+	w := wallet.NewT(t, wallet.Options{})
 	present(t, w, data["invitationUrl"].(string))
 	rec := getRecord(t, id, keyA).json(t)
 	if rec["state"] != "presentation-received" || rec["connectionId"] == nil || rec["connectionId"] == "" {
@@ -165,7 +117,9 @@ func TestLifecycleWebhooksEventsAndRead(t *testing.T) {
 	if ack["sent"] != true {
 		t.Fatalf("ack %v", ack)
 	}
-	waitAck(t, w)
+	if ack := w.Next(); ack.Type() != "https://didcomm.org/present-proof/2.0/ack" {
+		t.Fatalf("ack %s", ack.Raw)
+	}
 	if rec := getRecord(t, id, keyA).json(t); rec["state"] != "done" {
 		t.Fatalf("after accept: %v", rec)
 	}
@@ -216,7 +170,7 @@ func TestAutoAcceptAlways(t *testing.T) {
 			}
 			data := r.json(t)["data"].(map[string]any)
 			id := data["proofRecordId"].(string)
-			w := newWallet(t)
+			w := wallet.NewT(t, wallet.Options{})
 			present(t, w, data["invitationUrl"].(string))
 			rec := getRecord(t, id, keyA).json(t)
 			if rec["state"] != tt.want || rec["autoAcceptProof"] != tt.mode {
@@ -225,8 +179,8 @@ func TestAutoAcceptAlways(t *testing.T) {
 			if tt.want != "done" {
 				return
 			}
-			if ack := waitAck(t, w); ack["@type"] != "https://didcomm.org/present-proof/2.0/ack" {
-				t.Fatalf("ack %v", ack)
+			if ack := w.Next(); ack.Type() != "https://didcomm.org/present-proof/2.0/ack" {
+				t.Fatalf("ack %s", ack.Raw)
 			}
 			deadline := time.Now().Add(30 * time.Second)
 			for {

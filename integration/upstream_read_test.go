@@ -2,6 +2,7 @@ package integration
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -88,7 +89,9 @@ func TestUpstreamReadAndWebhooks(t *testing.T) {
 	})
 }
 
-// waitStates waits for the webhook events of record id, in order.
+// waitStates waits for the webhook events of record id: one per state
+// (deliveries are concurrent, so not necessarily in order; previousState
+// orders them).
 func waitStates(t *testing.T, rx *webhookrx.Receiver, id string, states ...string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
@@ -99,7 +102,9 @@ func waitStates(t *testing.T, rx *webhookrx.Receiver, id string, states ...strin
 				got = append(got, d.Event.Data.State)
 			}
 		}
-		if strings.Join(got, ",") == strings.Join(states, ",") {
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(states))
+		if slices.Equal(got, want) {
 			return
 		}
 		if time.Now().After(deadline) {
