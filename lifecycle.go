@@ -14,6 +14,7 @@ import (
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/outbox"
 	"github.com/proofgate/proofgate/internal/store"
+	"github.com/proofgate/proofgate/internal/sweeper"
 	"github.com/proofgate/proofgate/internal/webhook"
 )
 
@@ -72,11 +73,41 @@ func (h *Handler) provisionChanges(ctx caddy.Context, storage certmagic.Storage,
 			r.SetChangeSink(sink)
 		}
 	}
+	h.startSweeper(storage, backends)
 	return nil
 }
 
-// cleanupChanges releases this handler's hold on the webhook deliverer.
+// startSweeper runs the clean-up of records, invitations and short URLs:
+// the backends' tasks and the gateway's own.
+func (h *Handler) startSweeper(storage certmagic.Storage, backends []backend.Backend) {
+	var tasks []sweeper.Task
+	for _, b := range backends {
+		if s, ok := b.(interface{ SweepTasks() []sweeper.Task }); ok {
+			tasks = append(tasks, s.SweepTasks()...)
+		}
+	}
+	if h.gw.ShortURLs != nil {
+		tasks = append(tasks, h.gw.ShortURLs.SweepTask())
+	}
+	if len(tasks) == 0 {
+		return
+	}
+	h.sweeper = sweeper.New(storage, tasks, sweeper.Options{
+		Logger: h.logger.Named("sweeper"),
+		OnRemoved: func(what string, n int) {
+			lifecycleMetrics.swept.WithLabelValues(what).Add(float64(n))
+		},
+	})
+	h.sweeper.Start()
+}
+
+// cleanupChanges releases this handler's hold on the webhook deliverer
+// and stops its sweeper.
 func (h *Handler) cleanupChanges() error {
+	if h.sweeper != nil {
+		h.sweeper.Stop()
+		h.sweeper = nil
+	}
 	if h.webhookKey == "" {
 		return nil
 	}

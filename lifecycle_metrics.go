@@ -12,7 +12,12 @@ var lifecycleMetrics = struct {
 	changes    *prometheus.CounterVec
 	deliveries *prometheus.CounterVec
 	events     prometheus.Counter
+	swept      *prometheus.CounterVec
 }{
+	swept: prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "caddy", Subsystem: "proofgate", Name: "sweeper_removed_total",
+		Help: "What the sweeper removed or expired: records (past record_retention), invitations_expired (past invitation_ttl), short_urls.",
+	}, []string{"what"}),
 	changes: prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "caddy", Subsystem: "proofgate", Name: "state_changes_total",
 		Help: "State changes of proof records notified (webhooks, Caddy events), by new state.",
@@ -28,5 +33,5 @@ var lifecycleMetrics = struct {
 }
 
 func lifecycleCollectors() []prometheus.Collector {
-	return []prometheus.Collector{lifecycleMetrics.changes, lifecycleMetrics.deliveries, lifecycleMetrics.events}
+	return []prometheus.Collector{lifecycleMetrics.changes, lifecycleMetrics.deliveries, lifecycleMetrics.events, lifecycleMetrics.swept}
 }

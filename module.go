@@ -24,6 +24,7 @@ import (
 	"github.com/proofgate/proofgate/internal/config"
 	"github.com/proofgate/proofgate/internal/shorturl"
 	"github.com/proofgate/proofgate/internal/store"
+	"github.com/proofgate/proofgate/internal/sweeper"
 	"github.com/proofgate/proofgate/internal/validate"
 
 	// The built-in providers and backends register themselves.
@@ -61,6 +62,7 @@ type Handler struct {
 	shortPrefix string                     // URL path prefix of short URLs, "" when disabled
 	mailKey     string                     // this handler's entry in mailPool, "" without email
 	webhookKey  string                     // this handler's hold on the webhook deliverer, "" without webhooks
+	sweeper     *sweeper.Sweeper           // removes what outlived its retention; nil when nothing expires
 	didcomm     map[string]didcommReceiver // URL path → local verifier
 	logger      *zap.Logger
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/outbox"
 	"github.com/proofgate/proofgate/internal/proofs"
+	"github.com/proofgate/proofgate/internal/sweeper"
 )
 
 // Interface guards of the record lifecycle.
@@ -57,3 +58,7 @@ func (l *Local) GetProofRecord(ctx context.Context, org backend.Org, proofRecord
 	}
 	return rec, nil
 }
+
+// SweepTasks is the local verifier's part of the sweeper: records past
+// record_retention, invitations past invitation_ttl.
+func (l *Local) SweepTasks() []sweeper.Task { return []sweeper.Task{l.svc.SweepTask()} }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -61,6 +62,17 @@ type Local struct {
 	// operator's network. Turn it on only for wallets and mediators on
 	// your own network (tests, a private deployment).
 	AllowPrivateEndpoints bool `json:"allow_private_endpoints,omitempty"`
+
+	// RecordRetention is how long done and abandoned records (with their
+	// per-record keys) are kept before the sweeper deletes them. Default:
+	// kept until deleted otherwise.
+	RecordRetention caddy.Duration `json:"record_retention,omitempty"`
+
+	// InvitationTTL is how long an invitation waits for its presentation.
+	// After it, a presentation is refused with a problem report and the
+	// record is abandoned (the sweeper also abandons records nobody
+	// answered). Default: no limit.
+	InvitationTTL caddy.Duration `json:"invitation_ttl,omitempty"`
 
 	// StorageRaw is the Caddy storage module holding records and keys.
 	// Default: Caddy's global storage.
@@ -128,6 +140,9 @@ func (l *Local) Provision(ctx caddy.Context) error {
 		Endpoint:     l.DIDCommEndpoint,
 		Label:        label,
 		ClusterLocks: l.Cluster,
+		// The sweeper (record_retention, invitation_ttl): lifecycle.go.
+		RecordRetention: time.Duration(l.RecordRetention),
+		InvitationTTL:   time.Duration(l.InvitationTTL),
 	})
 	if err != nil {
 		return err
@@ -161,6 +176,12 @@ func (l *Local) check() error {
 	}
 	if len(l.Label) > maxLabel {
 		return fmt.Errorf("label: longer than %d bytes", maxLabel)
+	}
+	if l.RecordRetention < 0 || (l.RecordRetention > 0 && time.Duration(l.RecordRetention) < time.Minute) {
+		return fmt.Errorf("record_retention: must be at least 1m")
+	}
+	if l.InvitationTTL < 0 || (l.InvitationTTL > 0 && time.Duration(l.InvitationTTL) < time.Minute) {
+		return fmt.Errorf("invitation_ttl: must be at least 1m")
 	}
 	return nil
 }

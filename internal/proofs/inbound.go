@@ -196,6 +196,9 @@ func (a *Agent) receivePresentation(ctx context.Context, doc *Doc, msg *inboundM
 	if err != nil {
 		return "", err
 	}
+	if state, expired, err := a.refuseExpired(ctx, doc, theirs); expired {
+		return state, err
+	}
 	problems := checkPresentation(doc, msg)
 	// Signatures are not checked yet (see checkPresentation).
 	p := Presentation{Message: un.Message, TheirService: theirs, TheirVerkey: un.SenderVerkey}

@@ -37,6 +37,14 @@ type Config struct {
 	ClusterLocks bool
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// RecordRetention is how long done and abandoned records are kept
+	// (with their per-record keys) before the sweeper deletes them; zero
+	// keeps them.
+	RecordRetention time.Duration
+	// InvitationTTL is how long an invitation waits for its presentation:
+	// after it a presentation is refused with a problem report, and the
+	// sweeper abandons the record. Zero: no limit.
+	InvitationTTL time.Duration
 	// Verifiers verify presentations cryptographically, by attachment
 	// format (internal/verify). A format without a verifier is judged by
 	// the structural check alone and never gets isVerified true.
