@@ -35,19 +35,23 @@ func (h *Handler) provisionChanges(ctx caddy.Context, storage certmagic.Storage,
 		return fmt.Errorf("registering metrics: %v", err)
 	}
 	sink := &changeSink{ctx: ctx, logger: h.logger.Named("changes")}
-	if len(h.Webhooks) > 0 {
-		cfgs := make([]webhook.Config, len(h.Webhooks))
-		repl := caddy.NewReplacer()
-		for i, c := range h.Webhooks {
-			var err error
-			if c.URL, err = repl.ReplaceOrErr(c.URL, true, true); err != nil {
-				return fmt.Errorf("webhook %d: url: %v", i, err)
-			}
-			if c.Secret, err = repl.ReplaceOrErr(c.Secret, true, true); err != nil {
-				return fmt.Errorf("webhook %s: secret: %v", c.URL, err)
-			}
-			cfgs[i] = c
+	var cfgs []webhook.Config
+	repl := caddy.NewReplacer()
+	for i, c := range h.Webhooks {
+		var err error
+		if c.URL, err = repl.ReplaceOrErr(c.URL, false, true); err != nil {
+			return fmt.Errorf("webhook %d: url: %v", i, err)
 		}
+		if c.URL == "" {
+			h.logger.Info("webhook disabled: its url is empty", zap.Int("webhook", i))
+			continue
+		}
+		if c.Secret, err = repl.ReplaceOrErr(c.Secret, true, true); err != nil {
+			return fmt.Errorf("webhook %s: secret: %v", c.URL, err)
+		}
+		cfgs = append(cfgs, c)
+	}
+	if len(cfgs) > 0 {
 		key := outbox.StorageKey(storage, webhookNamespace)
 		logger := h.logger.Named("webhook")
 		d, err := outbox.Acquire(key, func() (*outbox.Deliverer, error) {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -24,7 +25,9 @@ const (
 // Config is one "webhook <url> { … }" block.
 type Config struct {
 	// URL receives the events (POST, JSON). http or https; it must
-	// resolve to a public address unless allow_private is set.
+	// resolve to a public address unless allow_private is set. A
+	// placeholder ({env.*}) that resolves to nothing disables the webhook,
+	// so one config can serve with and without it.
 	URL string `json:"url,omitempty"`
 
 	// Secret signs the events: a Standard Webhooks secret, whsec_ and the
@@ -83,9 +86,9 @@ func (c *Config) Validate() error {
 //	webhook <url> {
 //		secret         <whsec_…|{env.*}|{file.*}>
 //		orgs           <org>...
-//		include_record
+//		include_record [true|false]
 //		timeout        <duration>
-//		allow_private
+//		allow_private  [true|false]
 //	}
 func (c *Config) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // "webhook"
@@ -124,13 +127,22 @@ func (c *Config) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			c.Timeout = caddy.Duration(dur)
 		case "include_record", "allow_private":
+			// An optional true/false, so {$ENV:false} can switch it.
+			on := true
 			if d.NextArg() {
-				return d.ArgErr()
+				b, err := strconv.ParseBool(d.Val())
+				if err != nil {
+					return d.Errf("webhook %s: want true or false, got %q", opt, d.Val())
+				}
+				on = b
+				if d.NextArg() {
+					return d.ArgErr()
+				}
 			}
 			if opt == "include_record" {
-				c.IncludeRecord = true
+				c.IncludeRecord = on
 			} else {
-				c.AllowPrivate = true
+				c.AllowPrivate = on
 			}
 		default:
 			return d.Errf("webhook: unknown option %q (secret, orgs, include_record, timeout, allow_private)", opt)

@@ -23,11 +23,11 @@ import (
 const Kind = "webhook"
 
 // Delivery policy of webhook messages: a receiver that is down is tried
-// again after about 5s, 10s, 20s, … up to hourly, 15 times in all (about
-// eight hours).
+// again after about 2s, 4s, 8s, … up to hourly (each wait jittered into
+// its upper half), 16 times in all: about seven hours.
 const (
-	RetryBackoff = 5 * time.Second
-	MaxAttempts  = 15
+	RetryBackoff = 2 * time.Second
+	MaxAttempts  = 16
 	// maxResponse is how much of a receiver's answer is read (and dropped).
 	maxResponse = 64 << 10
 )
