@@ -55,7 +55,7 @@ func (h *Handler) provisionChanges(ctx caddy.Context, storage certmagic.Storage,
 		key := outbox.StorageKey(storage, webhookNamespace)
 		logger := h.logger.Named("webhook")
 		d, err := outbox.Acquire(key, func() (*outbox.Deliverer, error) {
-			return outbox.NewDeliverer(outbox.New(storage, webhookNamespace, nil), webhook.DeliveryOptions(logger, countOutcome)), nil
+			return outbox.NewDeliverer(outbox.New(storage, webhookNamespace, nil), webhook.DeliveryOptions(logger, nil)), nil
 		})
 		if err != nil {
 			return err
@@ -118,15 +118,6 @@ func (h *Handler) cleanupChanges() error {
 	err := outbox.Release(h.webhookKey)
 	h.webhookKey = ""
 	return err
-}
-
-// countOutcome counts outbox outcomes by kind.
-func countOutcome(e outbox.Entry, s outbox.Status) {
-	outcome := "retry"
-	if s.State.Final() {
-		outcome = string(s.State)
-	}
-	lifecycleMetrics.deliveries.WithLabelValues(e.Kind, outcome).Inc()
 }
 
 func registerCollectors(reg *prometheus.Registry, cs []prometheus.Collector) error {

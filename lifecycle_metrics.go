@@ -1,6 +1,10 @@
 package proofgate
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/proofgate/proofgate/internal/outbox"
+)
 
 // opGetRecord is the metrics label of GET /proofs/{id}.
 const opGetRecord = "get_record"
@@ -9,10 +13,9 @@ const opGetRecord = "get_record"
 // calls: notifications and their delivery. Registered with the others
 // (registerMetrics); labels are bounded (kinds, outcomes, states).
 var lifecycleMetrics = struct {
-	changes    *prometheus.CounterVec
-	deliveries *prometheus.CounterVec
-	events     prometheus.Counter
-	swept      *prometheus.CounterVec
+	changes *prometheus.CounterVec
+	events  prometheus.Counter
+	swept   *prometheus.CounterVec
 }{
 	swept: prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "caddy", Subsystem: "proofgate", Name: "sweeper_removed_total",
@@ -22,10 +25,6 @@ var lifecycleMetrics = struct {
 		Namespace: "caddy", Subsystem: "proofgate", Name: "state_changes_total",
 		Help: "State changes of proof records notified (webhooks, Caddy events), by new state.",
 	}, []string{"state"}),
-	deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "caddy", Subsystem: "proofgate", Name: "outbox_attempts_total",
-		Help: "Outbox delivery attempts, by kind (webhook, ack) and outcome: sent, failed (for good), or retry.",
-	}, []string{"kind", "outcome"}),
 	events: prometheus.NewCounter(prometheus.CounterOpts{
 		Namespace: "caddy", Subsystem: "proofgate", Name: "webhook_stage_failures_total",
 		Help: "State changes whose webhook messages could not be queued (storage failed).",
@@ -33,5 +32,5 @@ var lifecycleMetrics = struct {
 }
 
 func lifecycleCollectors() []prometheus.Collector {
-	return []prometheus.Collector{lifecycleMetrics.changes, lifecycleMetrics.deliveries, lifecycleMetrics.events, lifecycleMetrics.swept}
+	return []prometheus.Collector{lifecycleMetrics.changes, outbox.Collector(), lifecycleMetrics.events, lifecycleMetrics.swept}
 }

@@ -141,6 +141,21 @@ func TestLifecycleWebhooksEventsAndRead(t *testing.T) {
 		t.Errorf("receiver saw %d attempts; it was down for 2", rx.Attempts())
 	}
 
+	// The outcomes are counted just after the receiver answered.
+	for series, want := range map[string]float64{
+		`caddy_proofgate_outbox_attempts_total{kind="webhook",outcome="sent"}`:  3,
+		`caddy_proofgate_outbox_attempts_total{kind="webhook",outcome="retry"}`: 2,
+		`caddy_proofgate_outbox_attempts_total{kind="ack",outcome="sent"}`:      1,
+	} {
+		deadline := time.Now().Add(10 * time.Second)
+		for metricValue(t, series) < want {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s = %v, want at least %v", series, metricValue(t, series), want)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+
 	var states []string
 	for _, e := range eventrec.Recorded() {
 		if e.Name == "proofgate.proof_state_changed" && e.Data["proofRecordId"] == id {

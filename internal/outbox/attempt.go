@@ -271,6 +271,7 @@ func (d *Deliverer) callback(e Entry, s Status) {
 	if e.Kind == "" {
 		e.Kind = d.opts.DefaultKind
 	}
+	count(e.Kind, s)
 	for _, fn := range []ResultFunc{d.opts.OnResult, d.kind(e.Kind).result} {
 		if fn != nil {
 			d.safeCallback(fn, e, s)
