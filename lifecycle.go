@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyevents"
@@ -71,20 +72,21 @@ func (h *Handler) provisionChanges(ctx caddy.Context, storage certmagic.Storage,
 	}
 	sink.events, _ = app.(*caddyevents.App)
 	h.gw.Changes = sink
-	h.gw.Observed = observedStates{store.New(storage, "observed")}
+	observed := observedStates{store.New(storage, "observed")}
+	h.gw.Observed = observed
 	for _, b := range backends {
 		if r, ok := b.(backend.ChangeReporter); ok {
 			r.SetChangeSink(sink)
 		}
 	}
-	h.startSweeper(storage, backends)
+	h.startSweeper(storage, backends, observed.sweepTask())
 	return nil
 }
 
 // startSweeper runs the clean-up of records, invitations and short URLs:
 // the backends' tasks and the gateway's own.
-func (h *Handler) startSweeper(storage certmagic.Storage, backends []backend.Backend) {
-	var tasks []sweeper.Task
+func (h *Handler) startSweeper(storage certmagic.Storage, backends []backend.Backend, own ...sweeper.Task) {
+	tasks := own
 	for _, b := range backends {
 		if s, ok := b.(interface{ SweepTasks() []sweeper.Task }); ok {
 			tasks = append(tasks, s.SweepTasks()...)
@@ -92,9 +94,6 @@ func (h *Handler) startSweeper(storage certmagic.Storage, backends []backend.Bac
 	}
 	if h.gw.ShortURLs != nil {
 		tasks = append(tasks, h.gw.ShortURLs.SweepTask())
-	}
-	if len(tasks) == 0 {
-		return
 	}
 	h.sweeper = sweeper.New(storage, tasks, sweeper.Options{
 		Logger: h.logger.Named("sweeper"),
@@ -186,8 +185,14 @@ func (st *sinkStaged) Abort(ctx context.Context) { st.inner.Abort(ctx) }
 type observedStates struct{ store *store.Store }
 
 type observedState struct {
-	State string `json:"state"`
+	State  string    `json:"state"`
+	SeenAt time.Time `json:"seenAt"`
 }
+
+// observedRetention is how long a record's last seen state is kept after
+// it was last seen (the sweeper deletes older ones; a read after that
+// remembers the state again without reporting it).
+const observedRetention = 30 * 24 * time.Hour
 
 func (o observedStates) Swap(ctx context.Context, id, state string) (string, bool, error) {
 	var old observedState
@@ -196,8 +201,34 @@ func (o observedStates) Swap(ctx context.Context, id, state string) (string, boo
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return "", false, err
 	}
-	if known && old.State == state {
+	if known && old.State == state && time.Since(old.SeenAt) < observedRetention/2 {
 		return state, true, nil
 	}
-	return old.State, known, o.store.Put(ctx, id, observedState{State: state})
+	return old.State, known, o.store.Put(ctx, id, observedState{State: state, SeenAt: time.Now().UTC()})
+}
+
+// sweepTask deletes states not seen for observedRetention.
+func (o observedStates) sweepTask() sweeper.Task {
+	var cursor sweeper.Cursor
+	return sweeper.Task{Name: "observed", Run: func(ctx context.Context, now time.Time, budget int) (map[string]int, error) {
+		removed := 0
+		names, err := cursor.Next(ctx, o.store, budget)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range names {
+			var st observedState
+			if err := o.store.Get(ctx, id, &st); err != nil {
+				continue
+			}
+			if now.Sub(st.SeenAt) < observedRetention {
+				continue
+			}
+			if err := o.store.Delete(ctx, id); err != nil {
+				return map[string]int{"observed_states": removed}, err
+			}
+			removed++
+		}
+		return map[string]int{"observed_states": removed}, nil
+	}}
 }
