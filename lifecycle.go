@@ -62,7 +62,7 @@ func (h *Handler) provisionChanges(ctx caddy.Context, storage certmagic.Storage,
 			return err
 		}
 		h.webhookKey = key
-		if sink.webhooks, err = webhook.New(cfgs, d, logger); err != nil {
+		if sink.webhooks, err = webhook.New(cfgs, d, logger, h.confirmChange); err != nil {
 			return err
 		}
 	}
@@ -102,6 +102,21 @@ func (h *Handler) startSweeper(storage certmagic.Storage, backends []backend.Bac
 		},
 	})
 	h.sweeper.Start()
+}
+
+// confirmChange asks the org's backend whether a record really reached a
+// state, where it can tell (the local verifier); agents' changes were
+// reported after the fact and need no check.
+func (h *Handler) confirmChange(ctx context.Context, orgID, recordID, state string) (bool, error) {
+	b, _, ok := h.gw.Backends.Route(orgID)
+	if !ok {
+		return true, nil
+	}
+	c, ok := b.(backend.ChangeConfirmer)
+	if !ok {
+		return true, nil
+	}
+	return c.Reached(ctx, recordID, state)
 }
 
 // cleanupChanges releases this handler's hold on the webhook deliverer

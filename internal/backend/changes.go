@@ -69,3 +69,11 @@ var changeNamespace = uuid.MustParse("5b0e3f0c-4a53-4c5e-9d0f-6f1f3c0a7e21")
 func ChangeID(recordID, state string) string {
 	return uuid.NewSHA1(changeNamespace, []byte(recordID+"/"+state)).String()
 }
+
+// ChangeConfirmer is implemented by backends that report their own
+// changes: Reached tells whether a record has really been in a state, so
+// a notification staged before a write that never happened (the process
+// died between the two) is not sent.
+type ChangeConfirmer interface {
+	Reached(ctx context.Context, proofRecordID, state string) (bool, error)
+}

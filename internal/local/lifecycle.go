@@ -62,3 +62,10 @@ func (l *Local) GetProofRecord(ctx context.Context, org backend.Org, proofRecord
 // SweepTasks is the local verifier's part of the sweeper: records past
 // record_retention, invitations past invitation_ttl.
 func (l *Local) SweepTasks() []sweeper.Task { return []sweeper.Task{l.svc.SweepTask()} }
+
+// Reached implements backend.ChangeConfirmer.
+func (l *Local) Reached(ctx context.Context, proofRecordID, state string) (bool, error) {
+	return l.svc.Reached(ctx, proofRecordID, state)
+}
+
+var _ backend.ChangeConfirmer = (*Local)(nil)

@@ -158,3 +158,24 @@ func TestPresentationAfterTTL(t *testing.T) {
 		t.Fatalf("got %s", r.Raw)
 	}
 }
+
+func TestReached(t *testing.T) {
+	ctx := context.Background()
+	svc := newTestService(t, fileStorage(t))
+	res, _ := svc.Create(ctx, testOrg, indyRequest())
+	id := res.ProofRecord.ID
+	check := func(state string, want bool) {
+		t.Helper()
+		if got, err := svc.Reached(ctx, id, state); err != nil || got != want {
+			t.Fatalf("Reached(%s) = %v, %v, want %v", state, got, err, want)
+		}
+	}
+	check(backend.StateRequestSent, true)
+	check(backend.StatePresentationReceived, false)
+	if _, err := svc.Abandon(ctx, id, "declined"); err != nil {
+		t.Fatal(err)
+	}
+	check(backend.StateAbandoned, true)
+	check(backend.StatePresentationReceived, false) // skipped: a ghost event must not go out
+	check(backend.StateRequestSent, true)
+}

@@ -2,6 +2,8 @@ package proofs
 
 import (
 	"context"
+	"errors"
+	"slices"
 
 	"github.com/proofgate/proofgate/internal/backend"
 )
@@ -28,6 +30,10 @@ func (s *Service) stageTransition(ctx context.Context, prev string, doc *Doc, ex
 	if doc.Record.State == prev {
 		return all, nil
 	}
+	if len(doc.States) == 0 {
+		doc.States = append(doc.States, prev)
+	}
+	doc.States = append(doc.States, doc.Record.State)
 	if ref := s.sink.Load(); ref != nil {
 		st, err := ref.sink.Stage(ctx, backend.StateChange{
 			ID:            backend.ChangeID(doc.Record.ID, doc.Record.State),
@@ -66,4 +72,24 @@ func (l stagedList) Abort(ctx context.Context) {
 	for _, st := range l {
 		st.Abort(ctx)
 	}
+}
+
+// Reached reports whether record id has been in state: the check a
+// notification makes before it goes out, since its outbox message is
+// written before the transition's own write, and a process that died
+// between the two leaves a message for a change that never happened. A
+// record that no longer exists (deleted after its retention) counts as
+// having reached it.
+func (s *Service) Reached(ctx context.Context, id, state string) (bool, error) {
+	doc, err := s.Load(ctx, id)
+	if errors.Is(err, backend.ErrNotFound) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if doc.Record.State == state || doc.Record.CreatedAt != "" && state == backend.StateRequestSent {
+		return true, nil
+	}
+	return slices.Contains(doc.States, state), nil
 }

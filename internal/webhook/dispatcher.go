@@ -41,7 +41,21 @@ type message struct {
 	EventID string `json:"eventId"`
 	// Body is the exact JSON that is signed and sent.
 	Body []byte `json:"body"`
+	// OrgID, RecordID and State name the change, for Confirm.
+	OrgID    string `json:"orgId,omitempty"`
+	RecordID string `json:"recordId,omitempty"`
+	State    string `json:"state,omitempty"`
 }
+
+// ConfirmFunc tells whether a record has really been in a state (see
+// backend.ChangeConfirmer).
+type ConfirmFunc func(ctx context.Context, orgID, recordID, state string) (bool, error)
+
+// unconfirmedAttempts is how many attempts a message for a change that
+// is not (yet) stored waits before it is dropped: the transition's write
+// follows its staging within milliseconds, so a change still missing
+// after half a minute of retries never happened.
+const unconfirmedAttempts = 5
 
 type endpoint struct {
 	cfg    Config
@@ -60,11 +74,13 @@ type Dispatcher struct {
 	deliverer *outbox.Deliverer
 	logger    *zap.Logger
 	now       func() time.Time
+	confirm   ConfirmFunc
 }
 
 // New prepares the endpoints of cfgs (placeholders already resolved) and
-// registers the dispatcher's delivery function with deliverer.
-func New(cfgs []Config, deliverer *outbox.Deliverer, logger *zap.Logger) (*Dispatcher, error) {
+// registers the dispatcher's delivery function with deliverer. confirm,
+// if set, is asked before each delivery whether the change happened.
+func New(cfgs []Config, deliverer *outbox.Deliverer, logger *zap.Logger, confirm ConfirmFunc) (*Dispatcher, error) {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
@@ -74,6 +90,7 @@ func New(cfgs []Config, deliverer *outbox.Deliverer, logger *zap.Logger) (*Dispa
 		deliverer: deliverer,
 		logger:    logger,
 		now:       time.Now,
+		confirm:   confirm,
 	}
 	for _, c := range cfgs {
 		if err := c.Validate(); err != nil {
@@ -127,7 +144,7 @@ func (d *Dispatcher) Stage(ctx context.Context, c backend.StateChange) (backend.
 			return nil, err
 		}
 		id := messageID(c.ID, url)
-		if err := d.box.Enqueue(ctx, id, Kind, message{Endpoint: url, EventID: c.ID, Body: body}); err != nil {
+		if err := d.box.Enqueue(ctx, id, Kind, message{Endpoint: url, EventID: c.ID, Body: body, OrgID: c.Record.OrgID, RecordID: c.Record.ID, State: c.Record.State}); err != nil {
 			st.Abort(ctx)
 			return nil, fmt.Errorf("webhook: queueing event %s: %w", c.ID, err)
 		}
@@ -167,6 +184,17 @@ func (d *Dispatcher) deliver(ctx context.Context, e outbox.Entry) error {
 	ep, ok := d.endpoints[m.Endpoint]
 	if !ok {
 		return outbox.Permanent(errors.New("the endpoint is no longer configured"))
+	}
+	if d.confirm != nil && m.RecordID != "" {
+		happened, err := d.confirm(ctx, m.OrgID, m.RecordID, m.State)
+		if err != nil {
+			return &outbox.Failure{Public: "storage", Err: err}
+		}
+		if !happened {
+			f := &outbox.Failure{Public: "change-not-stored", Err: errors.New("the record has not been in the event's state")}
+			f.Permanent = e.Attempt >= unconfirmedAttempts
+			return f
+		}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.Endpoint, bytes.NewReader(m.Body))
 	if err != nil {

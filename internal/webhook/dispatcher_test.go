@@ -77,7 +77,7 @@ func newTestDispatcher(t *testing.T, dir string, cfgs ...Config) (*Dispatcher, *
 	opts := DeliveryOptions(zaptest.NewLogger(t), func(_ outbox.Entry, s outbox.Status) { results <- s })
 	opts.Backoff = func(int) time.Duration { return 30 * time.Millisecond }
 	del := outbox.NewDeliverer(outbox.New(&certmagic.FileStorage{Path: dir}, "webhooks", nil), opts)
-	d, err := New(cfgs, del, zaptest.NewLogger(t))
+	d, err := New(cfgs, del, zaptest.NewLogger(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,52 @@ func TestConfigValidate(t *testing.T) {
 			t.Errorf("%+v accepted", c)
 		}
 	}
-	if _, err := New([]Config{{URL: "https://x.example", Secret: "whsec_short"}}, outbox.NewDeliverer(outbox.New(&certmagic.FileStorage{Path: t.TempDir()}, "w", nil), outbox.Options{}), nil); err == nil {
+	if _, err := New([]Config{{URL: "https://x.example", Secret: "whsec_short"}}, outbox.NewDeliverer(outbox.New(&certmagic.FileStorage{Path: t.TempDir()}, "w", nil), outbox.Options{}), nil, nil); err == nil {
 		t.Error("short secret accepted")
+	}
+}
+
+// A message for a change that was never stored (the process died between
+// staging it and the record's write) is not sent, and is dropped.
+func TestUnconfirmedChangeIsDropped(t *testing.T) {
+	r := newReceiver(t, 0)
+	results := make(chan outbox.Status, 100)
+	opts := DeliveryOptions(zaptest.NewLogger(t), func(_ outbox.Entry, s outbox.Status) { results <- s })
+	opts.Backoff = func(int) time.Duration { return 10 * time.Millisecond }
+	del := outbox.NewDeliverer(outbox.New(&certmagic.FileStorage{Path: t.TempDir()}, "webhooks", nil), opts)
+	t.Cleanup(del.Stop)
+	stored := map[string]bool{"presentation-received": true}
+	d, err := New([]Config{{URL: r.srv.URL, Secret: testSecret, AllowPrivate: true}}, del, zaptest.NewLogger(t),
+		func(_ context.Context, org, rec, state string) (bool, error) { return stored[state], nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	del.Start()
+	for _, c := range []backend.StateChange{
+		change("ev-ghost", backend.StateRequestSent, backend.StateAbandoned, "org-1"),
+		change("ev-real", backend.StateRequestSent, backend.StatePresentationReceived, "org-1"),
+	} {
+		st, err := d.Stage(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Commit()
+	}
+	final := map[string]outbox.Status{}
+	for len(final) < 2 {
+		select {
+		case s := <-results:
+			if s.State.Final() {
+				final[s.LastError] = s
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("outcomes %v", final)
+		}
+	}
+	if s, ok := final["change-not-stored"]; !ok || s.State != outbox.StateFailed || s.Attempts != unconfirmedAttempts {
+		t.Fatalf("ghost: %+v", final)
+	}
+	if got := r.events(); len(got) != 1 || got[0].id != "ev-real" {
+		t.Fatalf("received %+v", got)
 	}
 }
