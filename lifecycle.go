@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -46,6 +47,10 @@ func (h *Handler) provisionChanges(ctx caddy.Context, storage certmagic.Storage,
 		if c.URL == "" {
 			h.logger.Info("webhook disabled: its url is empty", zap.Int("webhook", i))
 			continue
+		}
+		if !strings.Contains(c.Secret, "{") {
+			h.logger.Warn("a webhook secret is written in the config: use {env.*} or {file.*} so it stays out of the config dump and the admin API",
+				zap.String("webhook", c.URL))
 		}
 		if c.Secret, err = repl.ReplaceOrErr(c.Secret, true, true); err != nil {
 			return fmt.Errorf("webhook %s: secret: %v", c.URL, err)

@@ -243,11 +243,16 @@ func (d *Deliverer) report(id string, doc *Document, e Entry, err error) (time.T
 	default:
 		d.logger.Warn("outbox: attempt failed; will retry", append(fields, zap.Time("next_attempt", doc.Status.NextAttempt))...)
 	}
-	if err := d.put(id, doc); err != nil {
+	replaced, err := d.putOutcome(id, doc)
+	if err != nil {
 		// The claim expires and another attempt is made: the message may
 		// go out twice, but it is not lost.
 		d.logger.Error("outbox: recording the outcome failed", zap.String("message_id", id), zap.Error(err))
 		return d.opts.Now().Add(d.opts.Lease), true
+	}
+	if replaced {
+		d.logger.Debug("outbox: the message was replaced or withdrawn during the attempt; its outcome is not recorded", zap.String("message_id", id))
+		return d.opts.Now(), true
 	}
 	d.callback(e, doc.Status)
 	if doc.Status.State.Final() {
@@ -257,6 +262,31 @@ func (d *Deliverer) report(id string, doc *Document, e Entry, err error) (time.T
 		return time.Time{}, false
 	}
 	return doc.Status.NextAttempt, true
+}
+
+// putOutcome writes an attempt's outcome under the message's storage lock,
+// unless the message was replaced (Outbox.Replace) or withdrawn during the
+// attempt, or its claim passed to another worker: the newer state wins
+// (replaced is then true). It has a context of its own: an outcome is
+// recorded even while the deliverer stops.
+func (d *Deliverer) putOutcome(id string, doc *Document) (replaced bool, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), storageTimeout)
+	defer cancel()
+	if err := d.outbox.storage.Lock(ctx, d.outbox.lockName(id)); err != nil {
+		return false, err
+	}
+	defer d.outbox.unlock(id)
+	var cur Document
+	switch err := d.outbox.store.Get(ctx, id, &cur); {
+	case errors.Is(err, ErrNotFound):
+		return true, nil
+	case err != nil:
+		return false, err
+	}
+	if cur.Status.State != StateSending || cur.Status.Attempts != doc.Status.Attempts {
+		return true, nil
+	}
+	return false, d.outbox.store.Put(ctx, id, doc)
 }
 
 // put writes doc with a context of its own: an outcome is recorded even

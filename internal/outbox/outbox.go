@@ -97,6 +97,28 @@ func (o *Outbox) Enqueue(ctx context.Context, id, kind string, payload any) erro
 	return nil
 }
 
+// Replace is Enqueue for an id a worker may be holding (a message
+// re-staged after an earlier attempt): it waits for the message's guard
+// and storage lock, so a worker recording an outcome cannot overwrite the
+// fresh message with the old one's.
+func (o *Outbox) Replace(ctx context.Context, id, kind string, payload any) error {
+	if !ValidID(id) {
+		return fmt.Errorf("outbox: message id %q is not 1-200 letters, digits, '-', '_' or '.'", id)
+	}
+	release, err := o.guard.acquire(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer release()
+	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := o.storage.Lock(lctx, o.lockName(id)); err != nil {
+		return err
+	}
+	defer o.unlock(id)
+	return o.Enqueue(ctx, id, kind, payload)
+}
+
 func (o *Outbox) remember(id string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()

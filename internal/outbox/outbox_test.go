@@ -266,3 +266,43 @@ func TestEnqueueRejects(t *testing.T) {
 		t.Error("oversized message accepted")
 	}
 }
+
+// A message replaced while a worker attempts it keeps the replacement: the
+// attempt's outcome is not written over it, and the new message is
+// delivered.
+func TestReplaceDuringAttempt(t *testing.T) {
+	d, results := newTestDeliverer(t, t.TempDir(), Options{})
+	inAttempt := make(chan struct{})
+	release := make(chan struct{})
+	var calls atomic.Int32
+	d.Handle("k", func(_ context.Context, e Entry) error {
+		if calls.Add(1) == 1 {
+			close(inAttempt)
+			<-release
+			return Permanent(errors.New("refused"))
+		}
+		var v int
+		_ = e.Decode(&v)
+		if v != 2 {
+			t.Errorf("delivered payload %d, want the replacement's 2", v)
+		}
+		return nil
+	}, nil)
+	ctx := context.Background()
+	if err := d.Outbox().Enqueue(ctx, "m", "k", 1); err != nil {
+		t.Fatal(err)
+	}
+	d.Start()
+	d.Notify()
+	<-inAttempt
+	replaced := make(chan error, 1)
+	go func() { replaced <- d.Outbox().Replace(ctx, "m", "k", 2) }()
+	if err := <-replaced; err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	d.Notify()
+	if o := next(t, results); o.s.State != StateSent || calls.Load() != 2 {
+		t.Fatalf("outcome %+v after %d calls", o, calls.Load())
+	}
+}

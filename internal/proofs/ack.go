@@ -63,7 +63,9 @@ func NewAckDeliverer(storage certmagic.Storage, logger *zap.Logger, onResult out
 // done (Service.accept), and notes on the record that it is queued.
 func (a *Agent) stageAck(ctx context.Context, d *Doc) (backend.Staged, error) {
 	id := ackMessageID(d.Record.ID)
-	if err := a.acks.Outbox().Enqueue(ctx, id, AckKind, ackMessage{RecordID: d.Record.ID}); err != nil {
+	// Replace, not Enqueue: a message left by an accept that died before
+	// its record write may be in a worker's hands right now.
+	if err := a.acks.Outbox().Replace(ctx, id, AckKind, ackMessage{RecordID: d.Record.ID}); err != nil {
 		return nil, err
 	}
 	if d.Record.Metadata == nil {
