@@ -19,6 +19,7 @@ import (
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/proofs"
+	"github.com/proofgate/proofgate/internal/verify/w3c"
 )
 
 func init() {
@@ -78,6 +79,13 @@ type Local struct {
 	// Default: Caddy's global storage.
 	StorageRaw json.RawMessage `json:"storage,omitempty" caddy:"namespace=caddy.storage inline_key=module"`
 
+	// Options configure the cryptographic verification of W3C
+	// presentations (presentation exchange): trusted_issuers,
+	// jsonld_contexts, did_resolver, require_domain, holder_binding,
+	// status_unknown, clock_skew, max_credentials. Embedded: in JSON they
+	// sit beside the fields above.
+	w3c.Options
+
 	svc     *proofs.Service
 	agent   *proofs.Agent
 	logger  *zap.Logger
@@ -109,6 +117,8 @@ func (l *Local) Provision(ctx caddy.Context) error {
 	l.PublicURL = repl.ReplaceKnown(l.PublicURL, "")
 	l.DIDCommEndpoint = repl.ReplaceKnown(l.DIDCommEndpoint, "")
 	l.Label = repl.ReplaceKnown(l.Label, "")
+	l.JSONLDContexts = repl.ReplaceKnown(l.JSONLDContexts, "")
+	l.DIDResolver = repl.ReplaceKnown(l.DIDResolver, "")
 	if err := l.check(); err != nil {
 		return err
 	}
@@ -130,6 +140,10 @@ func (l *Local) Provision(ctx caddy.Context) error {
 		storage = ctx.Storage()
 	}
 
+	verifiers, err := l.verifiers()
+	if err != nil {
+		return err
+	}
 	label := l.Label
 	if label == "" {
 		u, _ := url.Parse(l.PublicURL) // checked
@@ -140,6 +154,7 @@ func (l *Local) Provision(ctx caddy.Context) error {
 		Endpoint:     l.DIDCommEndpoint,
 		Label:        label,
 		ClusterLocks: l.Cluster,
+		Verifiers:    verifiers,
 		// The sweeper (record_retention, invitation_ttl): lifecycle.go.
 		RecordRetention: time.Duration(l.RecordRetention),
 		InvitationTTL:   time.Duration(l.InvitationTTL),
@@ -183,7 +198,7 @@ func (l *Local) check() error {
 	if l.InvitationTTL < 0 || (l.InvitationTTL > 0 && time.Duration(l.InvitationTTL) < time.Minute) {
 		return fmt.Errorf("invitation_ttl: must be at least 1m")
 	}
-	return nil
+	return l.Options.Validate()
 }
 
 // checkURL requires an absolute URL with one of schemes, a host, and no

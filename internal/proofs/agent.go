@@ -53,6 +53,9 @@ type AgentConfig struct {
 	Acks *outbox.Deliverer
 	// Logger receives delivery failures in full (records get categories).
 	Logger *zap.Logger
+	// VerifyTimeout bounds the verification of one presentation;
+	// DefaultVerifyTimeout when zero.
+	VerifyTimeout time.Duration
 }
 
 // Agent is the DIDComm side of the local verifier: it receives RFC 0019
@@ -60,12 +63,13 @@ type AgentConfig struct {
 // (Accept) and the problem report of a rejected one. Records and their
 // transitions stay with the Service.
 type Agent struct {
-	svc     *Service
-	client  *http.Client
-	timeout time.Duration
-	logger  *zap.Logger
-	acks    *outbox.Deliverer
-	ownAcks bool
+	svc           *Service
+	client        *http.Client
+	timeout       time.Duration
+	verifyTimeout time.Duration
+	logger        *zap.Logger
+	acks          *outbox.Deliverer
+	ownAcks       bool
 	// background problem reports, waited for by Close
 	wg sync.WaitGroup
 }
@@ -79,11 +83,12 @@ func NewAgent(svc *Service, cfg AgentConfig) *Agent {
 		cfg.Logger = zap.NewNop()
 	}
 	a := &Agent{
-		svc:     svc,
-		client:  newClient(cfg.AllowPrivateEndpoints, cfg.SendTimeout),
-		timeout: cfg.SendTimeout,
-		logger:  cfg.Logger,
-		acks:    cfg.Acks,
+		svc:           svc,
+		client:        newClient(cfg.AllowPrivateEndpoints, cfg.SendTimeout),
+		timeout:       cfg.SendTimeout,
+		logger:        cfg.Logger,
+		acks:          cfg.Acks,
+		verifyTimeout: verifyTimeoutOr(cfg.VerifyTimeout),
 	}
 	if a.acks == nil {
 		a.acks = NewAckDeliverer(svc.storage, cfg.Logger, nil)

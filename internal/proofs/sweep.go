@@ -30,9 +30,7 @@ func (s *Service) expire(ctx context.Context, recordID string) (*Doc, error) {
 		if !s.invitationExpired(d, s.cfg.Now()) {
 			return &backend.ConflictError{State: d.Record.State}
 		}
-		d.Record.State = backend.StateAbandoned
-		d.Record.ErrorMessage = ErrorInvitationExpired
-		return nil
+		return toAbandoned(d, ErrorInvitationExpired)
 	})
 }
 
@@ -47,8 +45,9 @@ func (a *Agent) refuseExpired(ctx context.Context, doc *Doc, theirs *ServiceDeco
 		if d.Record.State != backend.StateRequestSent {
 			return &backend.ConflictError{State: d.Record.State}
 		}
-		d.Record.State = backend.StateAbandoned
-		d.Record.ErrorMessage = ErrorInvitationExpired
+		if err := toAbandoned(d, ErrorInvitationExpired); err != nil {
+			return err
+		}
 		d.TheirService = theirs
 		return a.svc.attachConnection(ctx, d, theirs)
 	})
