@@ -36,10 +36,7 @@ func TestExampleWebhooks(t *testing.T) {
 		t.Helper()
 		w := wallet.NewT(t, wallet.Options{})
 		inv := w.ReadInvitation(invitationURL)
-		env := w.Present(inv, wallet.UnsignedVP(inv, wallet.Submitted{
-			DescriptorID: "citizenship",
-			Credential:   wallet.UnsignedCredential(map[string]any{"id": "did:example:holder", "license": "B"}),
-		}), false)
+		env := w.Present(inv, signedVP(t, w, inv), false)
 		resp, err := noKeepAlive.Post(s.url+"/didcomm", "application/didcomm-envelope-enc", strings.NewReader(string(env)))
 		if err != nil {
 			t.Fatal(err)

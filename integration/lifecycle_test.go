@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -58,11 +59,7 @@ func getRecord(t *testing.T, id, key string) response {
 func present(t *testing.T, w *wallet.T, invitationURL string) *wallet.Invitation {
 	t.Helper()
 	inv := w.ReadInvitation(invitationURL)
-	vp := wallet.UnsignedVP(inv, wallet.Submitted{
-		DescriptorID: "citizenship",
-		Credential:   wallet.UnsignedCredential(map[string]any{"id": "did:example:holder", "license": "B"}),
-	})
-	env := w.Present(inv, vp, false)
+	env := w.Present(inv, signedVP(t, w, inv), false)
 	if d := do(t, http.MethodPost, "/didcomm", string(env), "Content-Type: application/didcomm-envelope-enc"); d.status != http.StatusAccepted {
 		t.Fatalf("presentation: %d %s", d.status, d.body)
 	}
@@ -211,4 +208,20 @@ func TestAutoAcceptAlways(t *testing.T) {
 			rx.WaitFor(t, 30*time.Second, "done")
 		})
 	}
+}
+
+// signedVP is a presentation of one self-issued credential, signed with
+// the request's challenge: what the local verifier accepts.
+func signedVP(t *testing.T, w *wallet.T, inv *wallet.Invitation) map[string]any {
+	t.Helper()
+	h := w.Holder()
+	cred, err := h.Issue(context.Background(), wallet.CredentialOptions{Subject: map[string]any{"license": "B"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vp, err := h.SignedVP(context.Background(), inv, wallet.PresentationOptions{}, wallet.Submitted{DescriptorID: "citizenship", Credential: cred})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vp
 }
