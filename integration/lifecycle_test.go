@@ -16,11 +16,15 @@ import (
 
 // lifecycleConfig is a local verifier with a webhook to rx and Caddy's
 // events app with a recording subscriber.
-func lifecycleConfig(t *testing.T, rx *webhookrx.Receiver) {
+func lifecycleConfig(t *testing.T, rx *webhookrx.Receiver, dataDir ...string) {
 	t.Helper()
+	dir := t.TempDir()
+	if len(dataDir) > 0 {
+		dir = dataDir[0]
+	}
 	t.Setenv("PG_TEST_WEBHOOK_SECRET", webhookrx.Secret)
 	tester := newTester(t)
-	global := strings.Replace(globalOptions(t.TempDir()), "{\n", `{
+	global := strings.Replace(globalOptions(dir), "{\n", `{
 	events {
 		on proofgate.proof_state_changed proofgate_recorder
 	}
@@ -224,4 +228,29 @@ func signedVP(t *testing.T, w *wallet.T, inv *wallet.Invitation) map[string]any 
 		t.Fatal(err)
 	}
 	return vp
+}
+
+// A webhook message queued while the receiver is down is delivered after
+// a config reload (the pooled deliverer carries on, with the new config's
+// endpoints and secret).
+func TestWebhookAcrossReload(t *testing.T) {
+	rx := webhookrx.Start(t, 2)
+	dir := t.TempDir()
+	lifecycleConfig(t, rx, dir)
+	r := postJSON(t, oobPath(orgA, "indy"), keyA, indyBody)
+	if r.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	id := r.json(t)["data"].(map[string]any)["proofRecordId"].(string)
+	lifecycleConfig(t, rx, dir) // a reload: same storage, new handler
+	got := rx.WaitFor(t, 60*time.Second, "request-sent")
+	n := 0
+	for _, d := range got {
+		if d.Event.Data.ProofRecordID == id {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d events for the record: %+v", n, got)
+	}
 }
