@@ -19,6 +19,13 @@
 //			from "<Name <addr>>"
 //			...
 //		}
+//		webhook <url> {                # repeatable; see internal/webhook
+//			secret <whsec_…>           # e.g. {env.WEBHOOK_SECRET}
+//			orgs <org_id...>
+//			include_record
+//			timeout <duration>
+//			allow_private
+//		}
 //		auth {
 //			api_key <key> org <org_id...>|* [label <label>]   # repeatable
 //			jwt { ... }
@@ -40,6 +47,7 @@ import (
 	"github.com/proofgate/proofgate/internal/auth/apikey"
 	"github.com/proofgate/proofgate/internal/config"
 	"github.com/proofgate/proofgate/internal/mail"
+	"github.com/proofgate/proofgate/internal/webhook"
 )
 
 // Parse fills c from the tokens of one proofgate directive (d positioned
@@ -76,6 +84,12 @@ func Parse(d *caddyfile.Dispenser, c *config.Config) error {
 			if err := c.Email.UnmarshalCaddyfile(d.NewFromNextSegment()); err != nil {
 				return err
 			}
+		case "webhook":
+			var w webhook.Config
+			if err := w.UnmarshalCaddyfile(d.NewFromNextSegment()); err != nil {
+				return err
+			}
+			c.Webhooks = append(c.Webhooks, w)
 		case "auth":
 			if err := once(opt); err != nil {
 				return err

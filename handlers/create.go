@@ -36,6 +36,9 @@ type created struct {
 	url     string // the invitation URL handed out: short or long
 	shortID string
 	mailID  string
+	// staged are the notifications of the record's creation, released
+	// when the whole request has succeeded.
+	staged backend.Staged
 }
 
 // creation makes the proof requests of one HTTP request: one, or one per
@@ -76,7 +79,17 @@ func (c *creation) one(ctx context.Context, to string) error {
 		}
 		last.mailID = id
 	}
+	last.staged = c.g.stageChange(ctx, c.b, "", res.ProofRecord)
 	return nil
+}
+
+// commit releases the creation notifications of every record made.
+func (c *creation) commit() {
+	for _, d := range c.done {
+		if d.staged != nil {
+			d.staged.Commit()
+		}
+	}
 }
 
 // undo removes, newest first, every record, short URL and queued mail this
@@ -86,6 +99,9 @@ func (c *creation) undo(r *http.Request) {
 	ctx := context.WithoutCancel(r.Context())
 	for i := len(c.done) - 1; i >= 0; i-- {
 		d := c.done[i]
+		if d.staged != nil {
+			d.staged.Abort(ctx)
+		}
 		if d.mailID != "" {
 			if err := c.g.Mail.Cancel(ctx, d.mailID); err != nil {
 				c.g.Logger.Error("cancelling the mail of a failed request", zap.String("mail_id", d.mailID), zap.Error(err))

@@ -32,6 +32,12 @@ type Gateway struct {
 	MaxBodySize  int64
 	// Mail queues invitation e-mails; nil when no email block is set.
 	Mail Mailer
+	// Changes hears of proof records' state changes (webhooks, Caddy
+	// events); nil when nothing listens.
+	Changes backend.ChangeSink
+	// Observed remembers agents' records' last seen states; nil: reads
+	// report nothing.
+	Observed StateMemory
 }
 
 // Router says which backend serves an org.

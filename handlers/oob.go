@@ -71,6 +71,7 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 			writeBackendError(w, g.Logger, "", err)
 			return
 		}
+		c.commit()
 		d := c.done[0]
 		writeCreated(w, oobData{
 			ProofRecordID:     d.result.ProofRecord.ID,
@@ -99,6 +100,7 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 			EmailStatus:     "queued",
 		})
 	}
+	c.commit()
 	g.Mail.Flush()
 	writeCreated(w, recipientsData{Recipients: recipients})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/proofgate/proofgate/internal/mail"
+	"github.com/proofgate/proofgate/internal/webhook"
 )
 
 // Config is the proofgate handler's configuration.
@@ -62,6 +63,12 @@ type Config struct {
 	// queued durably before the 201, then sent over SMTP with retries. Without
 	// it, requests with emailId are refused (400).
 	Email *mail.Config `json:"email,omitempty"`
+
+	// Webhooks receive an event, signed per the Standard Webhooks
+	// specification, on every state change of a proof record (see
+	// internal/webhook). Several are allowed, each optionally limited to
+	// some orgs.
+	Webhooks []webhook.Config `json:"webhooks,omitempty"`
 }
 
 // OrgRoute names the backend (and tenant) serving one org.

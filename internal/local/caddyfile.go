@@ -17,6 +17,8 @@ import (
 //		label            <text>
 //		cluster
 //		allow_private_endpoints
+//		record_retention <duration>
+//		invitation_ttl   <duration>
 //		storage <module> {
 //			<module options>
 //		}
@@ -54,6 +56,20 @@ func (l *Local) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				l.DIDCommEndpoint = v
 			default:
 				l.Label = v
+			}
+		case "record_retention", "invitation_ttl":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.ArgErr()
+			}
+			dur, err := caddy.ParseDuration(v)
+			if err != nil || dur <= 0 {
+				return d.Errf("local backend: %s: %q is not a positive duration", opt, v)
+			}
+			if opt == "record_retention" {
+				l.RecordRetention = caddy.Duration(dur)
+			} else {
+				l.InvitationTTL = caddy.Duration(dur)
 			}
 		case "cluster", "allow_private_endpoints":
 			if d.NextArg() {

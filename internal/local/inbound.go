@@ -152,10 +152,10 @@ func writeStatus(w http.ResponseWriter, status int) {
 func (l *Local) Agent() *proofs.Agent { return l.agent }
 
 // Cleanup waits for problem reports still being sent (each bounded by a
-// timeout).
+// timeout) and releases the ack deliverer.
 func (l *Local) Cleanup() error {
 	if l.agent != nil {
 		l.agent.Close()
 	}
-	return nil
+	return l.releaseAcks()
 }

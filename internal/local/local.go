@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -63,6 +64,17 @@ type Local struct {
 	// your own network (tests, a private deployment).
 	AllowPrivateEndpoints bool `json:"allow_private_endpoints,omitempty"`
 
+	// RecordRetention is how long done and abandoned records (with their
+	// per-record keys) are kept before the sweeper deletes them. Default:
+	// kept until deleted otherwise.
+	RecordRetention caddy.Duration `json:"record_retention,omitempty"`
+
+	// InvitationTTL is how long an invitation waits for its presentation.
+	// After it, a presentation is refused with a problem report and the
+	// record is abandoned (the sweeper also abandons records nobody
+	// answered). Default: no limit.
+	InvitationTTL caddy.Duration `json:"invitation_ttl,omitempty"`
+
 	// StorageRaw is the Caddy storage module holding records and keys.
 	// Default: Caddy's global storage.
 	StorageRaw json.RawMessage `json:"storage,omitempty" caddy:"namespace=caddy.storage inline_key=module"`
@@ -74,9 +86,10 @@ type Local struct {
 	// sit beside the fields above.
 	w3c.Options
 
-	svc    *proofs.Service
-	agent  *proofs.Agent
-	logger *zap.Logger
+	svc     *proofs.Service
+	agent   *proofs.Agent
+	logger  *zap.Logger
+	acksKey string // this config's hold on the pooled ack deliverer
 }
 
 // Interface guards.
@@ -142,13 +155,20 @@ func (l *Local) Provision(ctx caddy.Context) error {
 		Label:        label,
 		ClusterLocks: l.Cluster,
 		Verifiers:    verifiers,
+		// The sweeper (record_retention, invitation_ttl): lifecycle.go.
+		RecordRetention: time.Duration(l.RecordRetention),
+		InvitationTTL:   time.Duration(l.InvitationTTL),
 	})
 	if err != nil {
 		return err
 	}
 	l.svc = svc
 	l.logger = ctx.Logger()
-	l.agent = proofs.NewAgent(svc, proofs.AgentConfig{AllowPrivateEndpoints: l.AllowPrivateEndpoints})
+	acks, err := l.acquireAcks(storage)
+	if err != nil {
+		return err
+	}
+	l.agent = proofs.NewAgent(svc, proofs.AgentConfig{AllowPrivateEndpoints: l.AllowPrivateEndpoints, Acks: acks, Logger: l.logger})
 	return nil
 }
 
@@ -171,6 +191,12 @@ func (l *Local) check() error {
 	}
 	if len(l.Label) > maxLabel {
 		return fmt.Errorf("label: longer than %d bytes", maxLabel)
+	}
+	if l.RecordRetention < 0 || (l.RecordRetention > 0 && time.Duration(l.RecordRetention) < time.Minute) {
+		return fmt.Errorf("record_retention: must be at least 1m")
+	}
+	if l.InvitationTTL < 0 || (l.InvitationTTL > 0 && time.Duration(l.InvitationTTL) < time.Minute) {
+		return fmt.Errorf("invitation_ttl: must be at least 1m")
 	}
 	return l.Options.Validate()
 }

@@ -211,6 +211,9 @@ func (a *Agent) receivePresentation(ctx context.Context, doc *Doc, msg *inboundM
 	if err != nil {
 		return "", err
 	}
+	if state, expired, err := a.refuseExpired(ctx, doc, theirs); expired {
+		return state, err
+	}
 	p := Presentation{Message: un.Message, TheirService: theirs, TheirVerkey: un.SenderVerkey}
 	updated, j, err := a.svc.ReceivePresentation(ctx, doc.Record.ID, msg.ID, p, func(d *Doc) (Judgement, error) {
 		return a.judge(ctx, d, msg)
@@ -223,8 +226,9 @@ func (a *Agent) receivePresentation(ctx context.Context, doc *Doc, msg *inboundM
 	}
 	if j.Failed() {
 		a.reportProblem(ctx, updated, j.ProverExplanation())
+		return updated.Record.State, nil
 	}
-	return updated.Record.State, nil
+	return a.autoAccept(ctx, updated.Record), nil
 }
 
 // sameMessage reports whether stored is a message with @id id.

@@ -48,6 +48,11 @@ type Doc struct {
 
 	// Ack is the ack built by Accept, for the DIDComm sender to deliver.
 	Ack json.RawMessage `json:"ack,omitempty"`
+
+	// States lists the states the record has been in, in order (written
+	// by every transition), so a notification can be checked against what
+	// really happened (Service.Reached).
+	States []string `json:"states,omitempty"`
 }
 
 // Key kinds of KeyRef.
