@@ -14,6 +14,7 @@ import (
 
 	"github.com/proofgate/proofgate/internal/auth"
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/idempotency"
 	"github.com/proofgate/proofgate/internal/shorturl"
 	"github.com/proofgate/proofgate/internal/validate"
 )
@@ -32,6 +33,9 @@ type Gateway struct {
 	MaxBodySize  int64
 	// Mail queues invitation e-mails; nil when no email block is set.
 	Mail Mailer
+	// Idempotency keeps the answers of creates sent with an
+	// Idempotency-Key; nil turns the header off.
+	Idempotency *idempotency.Store
 }
 
 // Router says which backend serves an org.

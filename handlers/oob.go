@@ -65,6 +65,12 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 		return
 	}
 	c := &creation{g: g, b: b, org: org, req: req}
+	g.idempotent(w, r, principal, orgID, body, func(w http.ResponseWriter) { g.create(w, r, c) })
+}
+
+// create makes the proof request(s) of one HTTP request and answers it.
+func (g *Gateway) create(w http.ResponseWriter, r *http.Request, c *creation) {
+	req := c.req
 	if len(req.Emails) == 0 {
 		if err := c.one(r.Context(), ""); err != nil {
 			c.undo(r)
