@@ -9,6 +9,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -31,6 +32,9 @@ type Gateway struct {
 	// ShortURLBase is the prefix of short URLs: <public_url>/url/.
 	ShortURLBase string
 	MaxBodySize  int64
+	// BodyTimeout bounds the time a request body may take to arrive
+	// (bodyread.DefaultTimeout when 0).
+	BodyTimeout time.Duration
 	// Mail queues invitation e-mails; nil when no email block is set.
 	Mail Mailer
 	// Idempotency keeps the answers of creates sent with an

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"strings"
 
+	"github.com/proofgate/proofgate/internal/bodyread"
 	"github.com/proofgate/proofgate/internal/validate"
 )
 
@@ -141,21 +141,18 @@ func (g *Gateway) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, 
 		writeError(w, http.StatusUnsupportedMediaType, "Content-Type must be application/json")
 		return nil, false
 	}
-	if r.ContentLength > g.MaxBodySize {
+	body, err := bodyread.Read(w, r, bodyread.Limits{Max: g.MaxBodySize, Timeout: g.BodyTimeout})
+	switch {
+	case err == nil:
+		return body, true
+	case errors.Is(err, bodyread.ErrTooLarge):
 		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body must not exceed %d bytes", g.MaxBodySize))
-		return nil, false
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.MaxBodySize))
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body must not exceed %d bytes", g.MaxBodySize))
-			return nil, false
-		}
+	case errors.Is(err, bodyread.ErrTimeout):
+		writeError(w, http.StatusRequestTimeout, "the body did not arrive in time")
+	default:
 		writeError(w, http.StatusBadRequest, []string{"body: could not be read"})
-		return nil, false
 	}
-	return body, true
+	return nil, false
 }
 
 // isJSON accepts application/json and any application/*+json type.

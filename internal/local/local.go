@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -17,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/bodyread"
 	"github.com/proofgate/proofgate/internal/proofs"
 )
 
@@ -69,6 +71,10 @@ type Local struct {
 	svc    *proofs.Service
 	agent  *proofs.Agent
 	logger *zap.Logger
+
+	// bodyTimeout and budget override the body limits (tests).
+	bodyTimeout time.Duration
+	budget      *bodyread.Budget
 }
 
 // Interface guards.
