@@ -40,6 +40,11 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 	if !ok {
 		return
 	}
+	requestType := r.URL.Query()["requestType"]
+	if len(requestType) > 1 {
+		writeError(w, http.StatusBadRequest, []string{"requestType: give it once"})
+		return
+	}
 	req, err := g.Validator.OOB(r.URL.Query().Get("requestType"), body)
 	if err != nil {
 		var problems validate.Errors
