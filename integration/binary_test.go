@@ -65,6 +65,9 @@ type exampleServer struct {
 	cmd  *exec.Cmd
 	url  string
 	logs *bytes.Buffer
+	// admin is the admin endpoint's base URL; home holds autosave.json
+	// (under caddy/).
+	admin, home string
 }
 
 // runExample starts `caddy run --config ../examples/Caddyfile` with env,
@@ -86,7 +89,8 @@ func runExample(t *testing.T, port int, env ...string) *exampleServer {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &exampleServer{t: t, cmd: cmd, url: fmt.Sprintf("http://127.0.0.1:%d", port), logs: logs}
+	s := &exampleServer{t: t, cmd: cmd, url: fmt.Sprintf("http://127.0.0.1:%d", port), logs: logs,
+		admin: fmt.Sprintf("http://127.0.0.1:%d", admin), home: home}
 	t.Cleanup(s.stop)
 	deadline := time.Now().Add(30 * time.Second)
 	for {

@@ -9,6 +9,7 @@ package secret
 import (
 	"net"
 	"net/netip"
+	"net/url"
 	"strings"
 
 	"go.uber.org/zap"
@@ -39,6 +40,28 @@ func LoopbackPeer(remoteAddr string) bool {
 	host, _, err := net.SplitHostPort(remoteAddr)
 	if err != nil {
 		host = remoteAddr
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// CleartextRemote reports whether u is plain http to a host that is not
+// loopback ("localhost" or a loopback IP): tokens sent there, and what
+// comes back, cross the network readable and changeable. Such URLs are
+// refused at load unless the option that owns them says insecure_http.
+func CleartextRemote(u *url.URL) bool {
+	if u == nil || !strings.EqualFold(u.Scheme, "http") {
+		return false
+	}
+	return !LoopbackHost(u.Hostname())
+}
+
+// LoopbackHost reports whether host (a name or an IP, without port) is
+// loopback. Only the name "localhost" counts among names: others could
+// resolve anywhere.
+func LoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
 	}
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.Unmap().IsLoopback()

@@ -1,6 +1,7 @@
 package secret
 
 import (
+	"net/url"
 	"testing"
 
 	"go.uber.org/zap"
@@ -54,6 +55,24 @@ func TestLoopbackPeer(t *testing.T) {
 	} {
 		if got := LoopbackPeer(addr); got != want {
 			t.Errorf("LoopbackPeer(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}
+
+func TestCleartextRemote(t *testing.T) {
+	for raw, want := range map[string]bool{
+		"https://idp.example.com/certs": false,
+		"http://localhost:8001":         false,
+		"http://127.0.0.1:8001":         false,
+		"http://[::1]:8001":             false,
+		"http://agent:8001":             true,
+		"http://10.0.0.5/certs":         true,
+		"HTTP://idp.example.com":        true,
+		"http://localhost.example.com":  true,
+	} {
+		u, _ := url.Parse(raw)
+		if got := CleartextRemote(u); got != want {
+			t.Errorf("CleartextRemote(%s) = %v, want %v", raw, got, want)
 		}
 	}
 }
