@@ -2,9 +2,15 @@ package handlers
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http/httptest"
+	"strings"
 	"testing"
+
+	"go.uber.org/zap"
+
+	"github.com/proofgate/proofgate/internal/backend"
 )
 
 func TestWriteErrorCapsTheProblemList(t *testing.T) {
@@ -29,5 +35,18 @@ func TestWriteErrorCapsTheProblemList(t *testing.T) {
 			body.Message[MaxMessages] != fmt.Sprintf("… and %d more", n-MaxMessages) {
 			t.Errorf("%d problems: %d listed, last %q", n, len(body.Message), body.Message[len(body.Message)-1])
 		}
+	}
+}
+
+func TestMailRefusalIsA400(t *testing.T) {
+	refusal := mailRefusal(errors.New("mail: label must be one line of at most 200 bytes"))
+	w := httptest.NewRecorder()
+	writeBackendError(w, zap.NewNop(), "", refusal)
+	if w.Code != 400 || !strings.Contains(w.Body.String(), "emailId: the invitation e-mail cannot be sent") {
+		t.Errorf("mail refusal: %d %s", w.Code, w.Body)
+	}
+	storage := fmt.Errorf("store: %w", backend.ErrUnavailable)
+	if !errors.Is(mailRefusal(storage), backend.ErrUnavailable) {
+		t.Error("a storage failure became a refusal")
 	}
 }

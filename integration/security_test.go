@@ -71,3 +71,30 @@ func TestAmbiguousRequests(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelsTheMailLayerCannotCarry: labels that made the mail layer fail
+// (a 500) are refused by validation with a 400 naming the field; the
+// longest label validation takes goes through the mail layer.
+func TestLabelsTheMailLayerCannotCarry(t *testing.T) {
+	sink := startSMTP(t)
+	startCaddy(t, emailBlock(sink))
+	withLabel := func(label string) string {
+		b, _ := json.Marshal(label)
+		return strings.Replace(indyBody, `"isShortenUrl":false`, `"isShortenUrl":false,"emailId":["holder@example.org"],"label":`+string(b), 1)
+	}
+	for name, label := range map[string]string{
+		"CRLF":          "Acme\r\nBcc: victim@example.org",
+		"201 chars":     strings.Repeat("a", 201),
+		"300 bytes":     strings.Repeat("é", 150),
+		"NUL":           "Acme\x00",
+		"bidi override": "Acme \u202egnp.exe",
+	} {
+		r := postJSON(t, oobPath(orgA, "indy"), keyA, withLabel(label))
+		if r.status != http.StatusBadRequest || !strings.Contains(string(r.body), `"label: `) {
+			t.Errorf("%s: %d %s; want 400 naming label", name, r.status, r.body)
+		}
+	}
+	r := postJSON(t, oobPath(orgA, "indy"), keyA, withLabel(strings.Repeat("é", 100)))
+	wantBody(t, r, http.StatusCreated, "")
+	sink.wait(t, "holder@example.org")
+}
