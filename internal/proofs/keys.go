@@ -53,10 +53,20 @@ type keyring struct {
 	mu       sync.RWMutex
 	byOrg    map[string]OrgKey
 	byVerkey map[string]OrgKey
+	// absent are verkeys recently found to be no key of ours.
+	absent *absentKeys
 }
 
 func newKeyring(s *store.Store, now func() time.Time) *keyring {
-	return &keyring{store: s, now: now, byOrg: map[string]OrgKey{}, byVerkey: map[string]OrgKey{}}
+	return &keyring{store: s, now: now, byOrg: map[string]OrgKey{}, byVerkey: map[string]OrgKey{}, absent: newAbsentKeys(now)}
+}
+
+// cached returns an org key already in memory, without storage.
+func (k *keyring) cached(verkey string) (OrgKey, bool) {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	ok, found := k.byVerkey[verkey]
+	return ok, found
 }
 
 func pointerName(orgID string) string {
@@ -68,8 +78,10 @@ func pointerName(orgID string) string {
 func (k *keyring) remember(ok OrgKey) {
 	k.mu.Lock()
 	k.byOrg[ok.OrgID] = ok
-	k.byVerkey[didkey.Verkey(ok.Key.Public().(ed25519.PublicKey))] = ok
+	verkey := didkey.Verkey(ok.Key.Public().(ed25519.PublicKey))
+	k.byVerkey[verkey] = ok
 	k.mu.Unlock()
+	k.absent.forget(verkey)
 }
 
 // rememberVerkey caches a key found by its public key only: it may be an
