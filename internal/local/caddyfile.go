@@ -15,6 +15,8 @@ import (
 //		label            <text>
 //		cluster
 //		allow_private_endpoints
+//		key_encryption_key <{env.NAME}|{file./path}>
+//		previous_key_encryption_key <{env.NAME}|{file./path}>   # repeatable
 //		storage <module> {
 //			<module options>
 //		}
@@ -27,7 +29,7 @@ func (l *Local) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	seen := map[string]bool{}
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		opt := d.Val()
-		if seen[opt] {
+		if seen[opt] && opt != "previous_key_encryption_key" {
 			return d.Errf("local backend: %s given twice", opt)
 		}
 		seen[opt] = true
@@ -44,6 +46,16 @@ func (l *Local) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				l.DIDCommEndpoint = v
 			default:
 				l.Label = v
+			}
+		case "key_encryption_key", "previous_key_encryption_key":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.ArgErr()
+			}
+			if opt == "key_encryption_key" {
+				l.KeyEncryptionKey = v
+			} else {
+				l.PreviousKeyEncryptionKeys = append(l.PreviousKeyEncryptionKeys, v)
 			}
 		case "cluster", "allow_private_endpoints":
 			if d.NextArg() {

@@ -68,6 +68,17 @@ type Local struct {
 	// Default: Caddy's global storage.
 	StorageRaw json.RawMessage `json:"storage,omitempty" caddy:"namespace=caddy.storage inline_key=module"`
 
+	// KeyEncryptionKey encrypts the verifier's private keys (org keys and
+	// per-record keys) at rest with XChaCha20-Poly1305: 32 random bytes as
+	// base64 or hex, given as {env.NAME} or {file./path} so that it stays
+	// out of Caddy's config. Keys stored in plaintext earlier stay
+	// readable and are encrypted as they are used.
+	KeyEncryptionKey string `json:"key_encryption_key,omitempty"`
+
+	// PreviousKeyEncryptionKeys still decrypt keys after a rotation (the
+	// new key in key_encryption_key encrypts).
+	PreviousKeyEncryptionKeys []string `json:"previous_key_encryption_keys,omitempty"`
+
 	svc    *proofs.Service
 	agent  *proofs.Agent
 	logger *zap.Logger
@@ -128,11 +139,16 @@ func (l *Local) Provision(ctx caddy.Context) error {
 		u, _ := url.Parse(l.PublicURL) // checked
 		label = u.Hostname()
 	}
+	sealer, err := l.sealer(ctx.Logger())
+	if err != nil {
+		return err
+	}
 	svc, err := proofs.New(storage, proofs.Config{
 		PublicURL:    l.PublicURL,
 		Endpoint:     l.DIDCommEndpoint,
 		Label:        label,
 		ClusterLocks: l.Cluster,
+		Sealer:       sealer,
 	})
 	if err != nil {
 		return err

@@ -18,6 +18,7 @@ import (
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/didkey"
+	"github.com/proofgate/proofgate/internal/keyseal"
 	"github.com/proofgate/proofgate/internal/store"
 	"github.com/proofgate/proofgate/internal/verify"
 )
@@ -40,6 +41,9 @@ type Config struct {
 	// format (internal/verify). A format without a verifier is judged by
 	// the structural check alone and never gets isVerified true.
 	Verifiers verify.Set
+	// Sealer, when set, encrypts private keys at rest (org keys and
+	// record keys); keys stored in plaintext stay readable.
+	Sealer *keyseal.Sealer
 }
 
 // Service creates and advances proof records.
@@ -78,7 +82,7 @@ func New(storage certmagic.Storage, cfg Config) (*Service, error) {
 		cfg:     cfg,
 		storage: storage,
 		records: store.New(storage, "records"),
-		keys:    newKeyring(store.New(storage, "keys"), cfg.Now),
+		keys:    newKeyring(store.New(storage, "keys"), cfg.Now, cfg.Sealer),
 		domain:  u.Host,
 	}, nil
 }
@@ -186,7 +190,7 @@ func (s *Service) Create(ctx context.Context, org backend.Org, req backend.OOBRe
 	if req.RequestType == backend.RequestPresentationExchange {
 		doc.Domain = s.domain
 	}
-	if err := s.records.Put(ctx, doc.Record.ID, doc); err != nil {
+	if err := s.records.Put(ctx, doc.Record.ID, s.sealedDoc(&doc)); err != nil {
 		// Some storage modules can fail after writing (a timeout on the
 		// reply); make sure no record of a failed request survives.
 		_ = s.records.Delete(context.WithoutCancel(ctx), doc.Record.ID)
@@ -220,6 +224,9 @@ func (s *Service) load(ctx context.Context, id uuid.UUID) (*Doc, error) {
 	}
 	if doc.Record.ID != id.String() {
 		return nil, fmt.Errorf("proofs: record %s holds record %q", id, doc.Record.ID)
+	}
+	if err := s.openDoc(&doc); err != nil {
+		return nil, err
 	}
 	return &doc, nil
 }
@@ -276,7 +283,7 @@ func (s *Service) update(ctx context.Context, recordID string, fn func(*Doc) err
 		return nil, err
 	}
 	doc.Record.UpdatedAt = s.cfg.Now().UTC().Format(backend.TimeFormat)
-	if err := s.records.Put(ctx, id, doc); err != nil {
+	if err := s.records.Put(ctx, id, s.sealedDoc(doc)); err != nil {
 		return nil, err
 	}
 	return doc, nil
