@@ -21,7 +21,7 @@
 //			...
 //		}
 //		auth {
-//			api_key <key> org <org_id...>|* [label <label>]   # repeatable
+//			api_key <key> org <org_id...>|* [label <label>] [loopback_default <demo key>]   # repeatable
 //			jwt { ... }
 //			caddy { ... }
 //			allowed_roles <role...>
