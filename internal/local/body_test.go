@@ -20,19 +20,18 @@ import (
 func TestServeDIDCommStalledBodies(t *testing.T) {
 	l, _ := provision(t, `{"public_url":"https://verifier.example.com","storage":"STORAGE"}`)
 	t.Cleanup(func() { _ = l.Cleanup() })
-	l.bodyTimeout = 300 * time.Millisecond
+	l.bodyTimeout = 2 * time.Second
 	l.budget = bodyread.NewBudget(MaxDIDCommBody)
 	srv := httptest.NewServer(http.HandlerFunc(l.ServeDIDComm))
 	t.Cleanup(srv.Close)
 
-	open := func() net.Conn {
+	send := func(size int, sent string) net.Conn {
 		c, err := net.Dial("tcp", srv.Listener.Addr().String())
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { c.Close() })
-		fmt.Fprintf(c, "POST /didcomm HTTP/1.1\r\nHost: x\r\nContent-Type: application/didcomm-envelope-enc\r\nContent-Length: %d\r\n\r\n%s",
-			MaxDIDCommBody, strings.Repeat("{", 1000))
+		fmt.Fprintf(c, "POST /didcomm HTTP/1.1\r\nHost: x\r\nContent-Type: application/didcomm-envelope-enc\r\nContent-Length: %d\r\n\r\n%s", size, sent)
 		return c
 	}
 	answer := func(c net.Conn) int {
@@ -44,20 +43,25 @@ func TestServeDIDCommStalledBodies(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	first := open()
-	// The first holds the whole budget until its deadline: a second is
-	// refused while it lasts (retried until the first surely started).
-	var second int
-	for range 50 {
-		if second = answer(open()); second == http.StatusServiceUnavailable {
+	// One sender announces a full-size envelope and stalls: it holds the
+	// whole budget. Small, complete envelopes probe until they are refused
+	// (before the stalled one is under way they are read, and get 400).
+	stalled := send(MaxDIDCommBody, strings.Repeat("{", 1000))
+	refused := false
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if answer(send(2, "{}")) == http.StatusServiceUnavailable {
+			refused = true
 			break
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
-	if second != http.StatusServiceUnavailable {
-		t.Errorf("a sender past the budget got %d, want 503", second)
+	if !refused {
+		t.Error("a sender past the budget was not refused with 503")
 	}
-	if s := answer(first); s != http.StatusRequestTimeout {
+	if s := answer(stalled); s != http.StatusRequestTimeout {
 		t.Errorf("stalled sender got %d, want 408", s)
+	}
+	// Its share came back.
+	if s := answer(send(2, "{}")); s != http.StatusBadRequest {
+		t.Errorf("after the stalled sender: %d, want 400 (read, not an envelope)", s)
 	}
 }
