@@ -164,7 +164,7 @@ func (l *Local) Provision(ctx caddy.Context) error {
 		ClusterLocks: l.Cluster,
 		Sealer:       sealer,
 
-		Verifiers:    verifiers,
+		Verifiers: verifiers,
 	})
 	if err != nil {
 		return err
