@@ -163,8 +163,7 @@ func (l *Local) Provision(ctx caddy.Context) error {
 		Label:        label,
 		ClusterLocks: l.Cluster,
 		Sealer:       sealer,
-
-		Verifiers: verifiers,
+		Verifiers:    verifiers,
 	})
 	if err != nil {
 		return err
