@@ -74,9 +74,15 @@ type exampleServer struct {
 // as the README tells a newcomer to, and waits until it serves.
 func runExample(t *testing.T, port int, env ...string) *exampleServer {
 	t.Helper()
+	return runExampleFile(t, "../examples/Caddyfile", port, env...)
+}
+
+// runExampleFile is runExample with another example Caddyfile.
+func runExampleFile(t *testing.T, file string, port int, env ...string) *exampleServer {
+	t.Helper()
 	admin := freePort(t)
 	home := t.TempDir()
-	cmd := exec.Command(caddyBinary(t), "run", "--config", "../examples/Caddyfile")
+	cmd := exec.Command(caddyBinary(t), "run", "--config", file, "--adapter", "caddyfile")
 	cmd.Env = append(os.Environ(),
 		"CADDY_ADMIN=127.0.0.1:"+fmt.Sprint(admin),
 		"HOME="+home, "XDG_CONFIG_HOME="+home, "XDG_DATA_HOME="+home,

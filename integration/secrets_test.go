@@ -1,8 +1,11 @@
 package integration
 
 import (
+	"encoding/base64"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,4 +57,64 @@ func TestExampleKeepsSecretsOutOfTheConfigDump(t *testing.T) {
 	if strings.Contains(s.logs.String(), key) {
 		t.Errorf("the log shows the API key")
 	}
+}
+
+// offMachineAddr returns a non-loopback IPv4 address of this machine, or
+// skips: the test needs a caller whose connection is not loopback.
+func offMachineAddr(t *testing.T) string {
+	t.Helper()
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() {
+			return n.IP.String()
+		}
+	}
+	t.Skip("no non-loopback IPv4 address on this machine")
+	return ""
+}
+
+// postVia sends a create to the server's port at addr, with the server's
+// own Host, and extra headers.
+func (s *exampleServer) postVia(addr string, headers ...string) int {
+	s.t.Helper()
+	u, _ := url.Parse(s.url)
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+":"+u.Port()+oobPath(demoOrg, "indy"), strings.NewReader(indyBody))
+	req.Host = u.Host
+	req.Header.Set("Content-Type", "application/json")
+	for _, h := range headers {
+		name, value, _ := strings.Cut(h, ": ")
+		req.Header.Set(name, value)
+	}
+	resp, err := noKeepAlive.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestDemoCredentialsOnlyOnLoopback: run as documented without their
+// variables, the examples' demo credentials work from this machine and not
+// from any other address of it (a public interface).
+func TestDemoCredentialsOnlyOnLoopback(t *testing.T) {
+	public := offMachineAddr(t)
+	t.Run("examples/Caddyfile demo key", func(t *testing.T) {
+		s := runExample(t, freePort(t), "PROOFGATE_DATA="+t.TempDir())
+		if st := s.postVia("127.0.0.1", "Authorization: Bearer "+demoKey); st != http.StatusCreated {
+			t.Fatalf("demo key from loopback: %d\n%s", st, s.logs)
+		}
+		if st := s.postVia(public, "Authorization: Bearer "+demoKey); st != http.StatusUnauthorized {
+			t.Fatalf("demo key from %s: %d, want 401", public, st)
+		}
+	})
+	t.Run("examples/basicauth.Caddyfile demo users", func(t *testing.T) {
+		s := runExampleFile(t, "../examples/basicauth.Caddyfile", freePort(t), "PROOFGATE_DATA="+t.TempDir())
+		alice := "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("alice:alice-demo-password"))
+		if st := s.postVia("127.0.0.1", alice); st != http.StatusCreated {
+			t.Fatalf("demo user from loopback: %d\n%s", st, s.logs)
+		}
+		if st := s.postVia(public, alice); st != http.StatusForbidden {
+			t.Fatalf("demo user from %s: %d, want 403", public, st)
+		}
+	})
 }
