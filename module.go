@@ -22,6 +22,7 @@ import (
 	"github.com/proofgate/proofgate/internal/auth"
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/config"
+	"github.com/proofgate/proofgate/internal/idempotency"
 	"github.com/proofgate/proofgate/internal/shorturl"
 	"github.com/proofgate/proofgate/internal/store"
 	"github.com/proofgate/proofgate/internal/sweeper"
@@ -165,6 +166,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		MaxBodySize:  h.MaxBodySize,
 	}
 
+	h.gw.Idempotency = idempotency.New(store.New(ctx.Storage(), idempotency.Namespace), time.Duration(h.IdempotencyTTL))
+
 	publicURL := h.PublicURL
 	if publicURL == "" {
 		for _, b := range r.all {
@@ -240,6 +243,9 @@ func (h *Handler) Validate() error {
 	}
 	if h.MaxRecipients < 0 {
 		return fmt.Errorf("proofgate: max_recipients must be positive")
+	}
+	if h.IdempotencyTTL < 0 {
+		return fmt.Errorf("proofgate: idempotency_ttl must be positive")
 	}
 	if h.ShortURLTTL < 0 {
 		return fmt.Errorf("proofgate: short_url_ttl must be positive")

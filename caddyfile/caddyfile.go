@@ -10,6 +10,7 @@
 //		default_backend <name>
 //		public_url <url>
 //		short_url_ttl <duration>
+//		idempotency_ttl <duration>     # default 24h
 //		max_body_size <size>
 //		unknown_fields reject|ignore
 //		input_descriptors dif|strict
@@ -27,7 +28,7 @@
 //			allow_private
 //		}
 //		auth {
-//			api_key <key> org <org_id...>|* [label <label>]   # repeatable
+//			api_key <key> org <org_id...>|* [label <label>] [loopback_default <demo key>]   # repeatable
 //			jwt { ... }
 //			caddy { ... }
 //			allowed_roles <role...>
@@ -123,7 +124,7 @@ func Parse(d *caddyfile.Dispenser, c *config.Config) error {
 				}
 				c.InputDescriptors = v
 			}
-		case "short_url_ttl":
+		case "short_url_ttl", "idempotency_ttl":
 			if err := once(opt); err != nil {
 				return err
 			}
@@ -133,9 +134,13 @@ func Parse(d *caddyfile.Dispenser, c *config.Config) error {
 			}
 			dur, err := caddy.ParseDuration(v)
 			if err != nil || dur <= 0 {
-				return d.Errf("short_url_ttl: %q is not a positive duration", v)
+				return d.Errf("%s: %q is not a positive duration", opt, v)
 			}
-			c.ShortURLTTL = caddy.Duration(dur)
+			if opt == "short_url_ttl" {
+				c.ShortURLTTL = caddy.Duration(dur)
+			} else {
+				c.IdempotencyTTL = caddy.Duration(dur)
+			}
 		case "max_body_size":
 			if err := once(opt); err != nil {
 				return err

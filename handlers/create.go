@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"go.uber.org/zap"
@@ -75,7 +76,7 @@ func (c *creation) one(ctx context.Context, to string) error {
 			InvitationURL: last.url, Label: c.req.Label,
 		})
 		if err != nil {
-			return err
+			return mailRefusal(err)
 		}
 		last.mailID = id
 	}
@@ -123,4 +124,15 @@ func (c *creation) undo(r *http.Request) {
 		}
 	}
 	c.done = nil
+}
+
+// mailRefusal maps an error of Mailer.Queue: storage failures stay what
+// they are (503), and anything else is the mail layer refusing what this
+// request asked for, a 400, never a 500. Validation already refuses what
+// the mail layer cannot carry; this is the net under it.
+func mailRefusal(err error) error {
+	if errors.Is(err, backend.ErrUnavailable) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return &backend.UnsupportedError{Field: "emailId", Message: "the invitation e-mail cannot be sent: " + err.Error()}
 }

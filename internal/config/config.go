@@ -56,6 +56,10 @@ type Config struct {
 	// purpose, schema, constraints.fields[].path).
 	InputDescriptors string `json:"input_descriptors,omitempty"`
 
+	// IdempotencyTTL is how long the answer of a create sent with an
+	// Idempotency-Key is kept for retries. Default: 24h.
+	IdempotencyTTL caddy.Duration `json:"idempotency_ttl,omitempty"`
+
 	// MaxRecipients caps the emailId list of one request. Default: 10.
 	MaxRecipients int `json:"max_recipients,omitempty"`
 

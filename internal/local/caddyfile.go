@@ -19,6 +19,8 @@ import (
 //		allow_private_endpoints
 //		record_retention <duration>
 //		invitation_ttl   <duration>
+//		key_encryption_key <{env.NAME}|{file./path}>
+//		previous_key_encryption_key <{env.NAME}|{file./path}>   # repeatable
 //		storage <module> {
 //			<module options>
 //		}
@@ -39,7 +41,7 @@ func (l *Local) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	seen := map[string]bool{}
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		opt := d.Val()
-		if seen[opt] && opt != "trusted_issuers" {
+		if seen[opt] && opt != "trusted_issuers" && opt != "previous_key_encryption_key" {
 			return d.Errf("local backend: %s given twice", opt)
 		}
 		seen[opt] = true
@@ -70,6 +72,16 @@ func (l *Local) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				l.RecordRetention = caddy.Duration(dur)
 			} else {
 				l.InvitationTTL = caddy.Duration(dur)
+			}
+		case "key_encryption_key", "previous_key_encryption_key":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.ArgErr()
+			}
+			if opt == "key_encryption_key" {
+				l.KeyEncryptionKey = v
+			} else {
+				l.PreviousKeyEncryptionKeys = append(l.PreviousKeyEncryptionKeys, v)
 			}
 		case "cluster", "allow_private_endpoints":
 			if d.NextArg() {

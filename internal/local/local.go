@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/bodyread"
 	"github.com/proofgate/proofgate/internal/proofs"
 	"github.com/proofgate/proofgate/internal/verify/w3c"
 )
@@ -79,6 +80,17 @@ type Local struct {
 	// Default: Caddy's global storage.
 	StorageRaw json.RawMessage `json:"storage,omitempty" caddy:"namespace=caddy.storage inline_key=module"`
 
+	// KeyEncryptionKey encrypts the verifier's private keys (org keys and
+	// per-record keys) at rest with XChaCha20-Poly1305: 32 random bytes as
+	// base64 or hex, given as {env.NAME} or {file./path} so that it stays
+	// out of Caddy's config. Keys stored in plaintext earlier stay
+	// readable and are encrypted as they are used.
+	KeyEncryptionKey string `json:"key_encryption_key,omitempty"`
+
+	// PreviousKeyEncryptionKeys still decrypt keys after a rotation (the
+	// new key in key_encryption_key encrypts).
+	PreviousKeyEncryptionKeys []string `json:"previous_key_encryption_keys,omitempty"`
+
 	// Options configure the cryptographic verification of W3C
 	// presentations (presentation exchange): trusted_issuers,
 	// jsonld_contexts, did_resolver, require_domain, holder_binding,
@@ -90,6 +102,10 @@ type Local struct {
 	agent   *proofs.Agent
 	logger  *zap.Logger
 	acksKey string // this config's hold on the pooled ack deliverer
+
+	// bodyTimeout and budget override the body limits (tests).
+	bodyTimeout time.Duration
+	budget      *bodyread.Budget
 }
 
 // Interface guards.
@@ -149,11 +165,16 @@ func (l *Local) Provision(ctx caddy.Context) error {
 		u, _ := url.Parse(l.PublicURL) // checked
 		label = u.Hostname()
 	}
+	sealer, err := l.sealer(ctx.Logger())
+	if err != nil {
+		return err
+	}
 	svc, err := proofs.New(storage, proofs.Config{
 		PublicURL:    l.PublicURL,
 		Endpoint:     l.DIDCommEndpoint,
 		Label:        label,
 		ClusterLocks: l.Cluster,
+		Sealer:       sealer,
 		Verifiers:    verifiers,
 		// The sweeper (record_retention, invitation_ttl): lifecycle.go.
 		RecordRetention: time.Duration(l.RecordRetention),

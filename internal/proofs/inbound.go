@@ -76,8 +76,9 @@ type inboundMessage struct {
 // was received and handled.
 func (a *Agent) Receive(ctx context.Context, envelope []byte) (Received, error) {
 	var rcpt Recipient
+	findKey := a.svc.RecipientFinder() // bounded storage reads per envelope
 	un, err := didcomm.Unpack(envelope, func(kid string) (ed25519.PrivateKey, error) {
-		r, err := a.svc.RecipientKey(ctx, kid)
+		r, err := findKey(ctx, kid)
 		if errors.Is(err, backend.ErrNotFound) {
 			return nil, didcomm.ErrUnknownKey
 		}

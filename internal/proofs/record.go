@@ -70,4 +70,7 @@ type KeyRef struct {
 	Verkey string `json:"verkey"`
 	// Seed is the Ed25519 seed of a KeyRecord key (base64 in JSON).
 	Seed []byte `json:"seed,omitempty"`
+	// SealedSeed replaces Seed in storage when key_encryption_key is set
+	// (keyseal); in memory Seed is always the plaintext.
+	SealedSeed string `json:"sealedSeed,omitempty"`
 }

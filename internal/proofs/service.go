@@ -19,6 +19,7 @@ import (
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/didkey"
+	"github.com/proofgate/proofgate/internal/keyseal"
 	"github.com/proofgate/proofgate/internal/store"
 	"github.com/proofgate/proofgate/internal/verify"
 )
@@ -49,6 +50,9 @@ type Config struct {
 	// format (internal/verify). A format without a verifier is judged by
 	// the structural check alone and never gets isVerified true.
 	Verifiers verify.Set
+	// Sealer, when set, encrypts private keys at rest (org keys and
+	// record keys); keys stored in plaintext stay readable.
+	Sealer *keyseal.Sealer
 }
 
 // Service creates and advances proof records.
@@ -90,7 +94,7 @@ func New(storage certmagic.Storage, cfg Config) (*Service, error) {
 		storage:     storage,
 		records:     store.New(storage, "records"),
 		connections: store.New(storage, "connections"),
-		keys:        newKeyring(store.New(storage, "keys"), cfg.Now),
+		keys:        newKeyring(store.New(storage, "keys"), cfg.Now, cfg.Sealer),
 		domain:      u.Host,
 	}, nil
 }
@@ -198,7 +202,7 @@ func (s *Service) Create(ctx context.Context, org backend.Org, req backend.OOBRe
 	if req.RequestType == backend.RequestPresentationExchange {
 		doc.Domain = s.domain
 	}
-	if err := s.records.Put(ctx, doc.Record.ID, doc); err != nil {
+	if err := s.records.Put(ctx, doc.Record.ID, s.sealedDoc(&doc)); err != nil {
 		// Some storage modules can fail after writing (a timeout on the
 		// reply); make sure no record of a failed request survives.
 		_ = s.records.Delete(context.WithoutCancel(ctx), doc.Record.ID)
@@ -232,6 +236,9 @@ func (s *Service) load(ctx context.Context, id uuid.UUID) (*Doc, error) {
 	}
 	if doc.Record.ID != id.String() {
 		return nil, fmt.Errorf("proofs: record %s holds record %q", id, doc.Record.ID)
+	}
+	if err := s.openDoc(&doc); err != nil {
+		return nil, err
 	}
 	return &doc, nil
 }
@@ -302,7 +309,7 @@ func (s *Service) updateStaged(ctx context.Context, recordID string, fn func(*Do
 	if err != nil {
 		return nil, err
 	}
-	if err := s.records.Put(ctx, id, doc); err != nil {
+	if err := s.records.Put(ctx, id, s.sealedDoc(doc)); err != nil {
 		staged.Abort(ctx)
 		return nil, err
 	}
