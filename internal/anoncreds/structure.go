@@ -1,0 +1,207 @@
+package anoncreds
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/proofgate/proofgate/internal/anoncreds/cl"
+)
+
+// checkStructure checks that the presentation answers exactly the
+// request's referents, each from a credential of the presentation; that
+// every revealed value is the one the CL proof carries and the standard
+// encoding of its raw value; and that every requested predicate is proven
+// as requested by the sub proof it points at.
+func checkStructure(req *Request, pres *Presentation, proof *cl.Proof) []string {
+	var problems []string
+	n := len(pres.Identifiers)
+	rp := &pres.RequestedProof
+	inRange := func(kind, ref string, i int) bool {
+		if i < 0 || i >= n {
+			problems = append(problems, fmt.Sprintf("%s %q: sub_proof_index %d is out of range", kind, ref, i))
+			return false
+		}
+		return true
+	}
+
+	answered := map[string]int{}
+	for ref, a := range rp.RevealedAttrs {
+		answered[ref]++
+		if !inRange("revealed attribute", ref, a.SubProofIndex) {
+			continue
+		}
+		info, ok := req.RequestedAttributes[ref]
+		if !ok || info.Name == "" {
+			problems = append(problems, fmt.Sprintf("revealed attribute %q: the request has no attribute referent of that name with a name", ref))
+			continue
+		}
+		problems = append(problems, checkRevealed(ref, info.Name, a.Raw, a.Encoded, &proof.Sub[a.SubProofIndex])...)
+	}
+	for ref, g := range rp.RevealedAttrGroups {
+		answered[ref]++
+		if !inRange("revealed attribute group", ref, g.SubProofIndex) {
+			continue
+		}
+		info, ok := req.RequestedAttributes[ref]
+		if !ok || len(info.Names) == 0 {
+			problems = append(problems, fmt.Sprintf("revealed attribute group %q: the request has no attribute referent of that name with names", ref))
+			continue
+		}
+		if len(g.Values) != len(info.Names) {
+			problems = append(problems, fmt.Sprintf("revealed attribute group %q: %d values for %d requested names", ref, len(g.Values), len(info.Names)))
+			continue
+		}
+		for _, name := range info.Names {
+			val, ok := g.Values[name]
+			if !ok {
+				problems = append(problems, fmt.Sprintf("revealed attribute group %q lacks %q", ref, name))
+				continue
+			}
+			problems = append(problems, checkRevealed(ref, name, val.Raw, val.Encoded, &proof.Sub[g.SubProofIndex])...)
+		}
+	}
+	for ref, u := range rp.UnrevealedAttrs {
+		answered[ref]++
+		inRange("unrevealed attribute", ref, u.SubProofIndex)
+	}
+	for ref := range rp.SelfAttestedAttrs {
+		answered[ref]++
+	}
+	for ref, c := range answered {
+		if _, ok := req.RequestedAttributes[ref]; !ok {
+			problems = append(problems, fmt.Sprintf("the presentation answers attribute referent %q, which the request does not ask", ref))
+		} else if c > 1 {
+			problems = append(problems, fmt.Sprintf("attribute referent %q is answered %d times", ref, c))
+		}
+	}
+	for _, ref := range sortedKeys(req.RequestedAttributes) {
+		if answered[ref] == 0 {
+			problems = append(problems, fmt.Sprintf("requested attribute %q is not in the presentation", ref))
+		}
+	}
+
+	for ref := range rp.Predicates {
+		if _, ok := req.RequestedPredicates[ref]; !ok {
+			problems = append(problems, fmt.Sprintf("the presentation answers predicate referent %q, which the request does not ask", ref))
+		}
+	}
+	for _, ref := range sortedKeys(req.RequestedPredicates) {
+		p := req.RequestedPredicates[ref]
+		got, ok := rp.Predicates[ref]
+		if !ok {
+			problems = append(problems, fmt.Sprintf("requested predicate %q (%s %s %d) is not in the presentation", ref, p.Name, p.PType, p.PValue))
+			continue
+		}
+		if !inRange("predicate", ref, got.SubProofIndex) {
+			continue
+		}
+		want := cl.Predicate{Attr: canonAttr(p.Name), Type: predicateTypes[p.PType], Value: p.PValue}
+		if want.Type == "" {
+			problems = append(problems, fmt.Sprintf("requested predicate %q: p_type %q is not >=, >, <= or <", ref, p.PType))
+			continue
+		}
+		if !provesPredicate(&proof.Sub[got.SubProofIndex], want) {
+			problems = append(problems, fmt.Sprintf("requested predicate %q (%s %s %d): sub proof %d proves no such predicate", ref, p.Name, p.PType, p.PValue, got.SubProofIndex))
+		}
+	}
+	return problems
+}
+
+// checkRevealed checks one revealed value: encoded is the value the CL
+// proof reveals for the attribute, and the standard encoding of raw.
+func checkRevealed(ref, name, raw, encoded string, sp *cl.SubProof) []string {
+	inProof, ok := sp.Eq.Revealed[canonAttr(name)]
+	if !ok {
+		return []string{fmt.Sprintf("revealed attribute %q (%s) is not revealed by the proof", ref, name)}
+	}
+	if encoded != inProof.String() {
+		return []string{fmt.Sprintf("revealed attribute %q (%s): encoded value %s differs from the proof's", ref, name, encoded)}
+	}
+	if Encode(raw) != encoded {
+		return []string{fmt.Sprintf("revealed attribute %q (%s): raw value %q does not encode to %s", ref, name, raw, encoded)}
+	}
+	return nil
+}
+
+// provesPredicate tells whether a sub proof has a GE proof of exactly
+// the requested predicate.
+func provesPredicate(sp *cl.SubProof, want cl.Predicate) bool {
+	for _, ge := range sp.GE {
+		if canonAttr(ge.Predicate.Attr) == want.Attr && ge.Predicate.Type == want.Type && ge.Predicate.Value == want.Value {
+			return true
+		}
+	}
+	return false
+}
+
+// attrIndex returns the sub proof an answered (not self-attested)
+// attribute referent points at; checkStructure made sure there is one.
+func attrIndex(pres *Presentation, ref string) int {
+	rp := &pres.RequestedProof
+	if a, ok := rp.RevealedAttrs[ref]; ok {
+		return a.SubProofIndex
+	}
+	if g, ok := rp.RevealedAttrGroups[ref]; ok {
+		return g.SubProofIndex
+	}
+	return rp.UnrevealedAttrs[ref].SubProofIndex
+}
+
+// revealedValues collects the raw values revealed from sub proof i, by
+// canonical attribute name.
+func revealedValues(req *Request, pres *Presentation, i int) map[string]string {
+	vals := map[string]string{}
+	for ref, a := range pres.RequestedProof.RevealedAttrs {
+		if a.SubProofIndex == i {
+			vals[canonAttr(req.RequestedAttributes[ref].Name)] = a.Raw
+		}
+	}
+	for _, g := range pres.RequestedProof.RevealedAttrGroups {
+		if g.SubProofIndex == i {
+			for name, v := range g.Values {
+				vals[canonAttr(name)] = v.Raw
+			}
+		}
+	}
+	return vals
+}
+
+// interval is the most stringent of the non_revoked intervals that apply
+// to one credential.
+type interval struct{ from, to uint64 }
+
+func (iv interval) contains(ts uint64) bool { return ts >= iv.from && ts <= iv.to }
+
+// nonRevokedFor returns the interval credential i must prove
+// non-revocation for: the most stringent of its referents' own intervals,
+// else the request's global one; asked is false when none applies.
+func nonRevokedFor(req *Request, pres *Presentation, i int) (iv interval, asked bool) {
+	iv = interval{0, math.MaxUint64}
+	narrow := func(in *Interval) {
+		if in == nil {
+			return
+		}
+		asked = true
+		if in.From != nil && *in.From > iv.from {
+			iv.from = *in.From
+		}
+		if in.To != nil && *in.To < iv.to {
+			iv.to = *in.To
+		}
+	}
+	rp := &pres.RequestedProof
+	for ref, a := range req.RequestedAttributes {
+		if _, self := rp.SelfAttestedAttrs[ref]; !self && attrIndex(pres, ref) == i {
+			narrow(a.NonRevoked)
+		}
+	}
+	for ref, p := range req.RequestedPredicates {
+		if rp.Predicates[ref].SubProofIndex == i {
+			narrow(p.NonRevoked)
+		}
+	}
+	if !asked {
+		narrow(req.NonRevoked)
+	}
+	return iv, asked
+}

@@ -1,0 +1,38 @@
+package anoncreds
+
+import (
+	"context"
+	"errors"
+)
+
+// Revocation states of a verdict.
+const (
+	// RevocationNotRequested: no credential of the presentation had to
+	// prove non-revocation (the request has no non_revoked interval that
+	// applies, or the credential definitions are not revocable).
+	RevocationNotRequested = "not_requested"
+	// RevocationUnchecked: a credential had to prove non-revocation and
+	// this verifier could not check it (see Verifier).
+	RevocationUnchecked = "unchecked"
+)
+
+// Verdict is the outcome of verifying one presentation.
+type Verdict struct {
+	// Verified is true only when every check passed.
+	Verified bool `json:"verified"`
+	// Revocation is RevocationNotRequested or RevocationUnchecked.
+	Revocation string `json:"revocation"`
+	// Problems says why Verified is false (or, with revocation unchecked
+	// and accepted, what was not checked), one sentence each.
+	Problems []string `json:"problems,omitempty"`
+}
+
+// ErrUnknown is returned (wrapped) by a Resolver for an id no source
+// knows.
+var ErrUnknown = errors.New("unknown")
+
+// Resolver finds schemas and credential definitions by id.
+type Resolver interface {
+	Schema(ctx context.Context, id string) (*Schema, error)
+	CredentialDefinition(ctx context.Context, id string) (*CredentialDefinition, error)
+}
