@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/proofgate/proofgate/internal/anoncreds/cl"
+	"github.com/proofgate/proofgate/internal/verify"
 )
 
 // checkStructure checks that the presentation answers exactly the
@@ -12,13 +13,13 @@ import (
 // every revealed value is the one the CL proof carries and the standard
 // encoding of its raw value; and that every requested predicate is proven
 // as requested by the sub proof it points at.
-func checkStructure(req *Request, pres *Presentation, proof *cl.Proof) []string {
-	var problems []string
+func checkStructure(req *Request, pres *Presentation, proof *cl.Proof) []problem {
+	var problems []problem
 	n := len(pres.Identifiers)
 	rp := &pres.RequestedProof
 	inRange := func(kind, ref string, i int) bool {
 		if i < 0 || i >= n {
-			problems = append(problems, fmt.Sprintf("%s %q: sub_proof_index %d is out of range", kind, ref, i))
+			problems = append(problems, malformed("%s %q: sub_proof_index %d is out of range", kind, ref, i))
 			return false
 		}
 		return true
@@ -32,7 +33,7 @@ func checkStructure(req *Request, pres *Presentation, proof *cl.Proof) []string 
 		}
 		info, ok := req.RequestedAttributes[ref]
 		if !ok || info.Name == "" {
-			problems = append(problems, fmt.Sprintf("revealed attribute %q: the request has no attribute referent of that name with a name", ref))
+			problems = append(problems, malformed("revealed attribute %q: the request has no attribute referent of that name with a name", ref))
 			continue
 		}
 		problems = append(problems, checkRevealed(ref, info.Name, a.Raw, a.Encoded, &proof.Sub[a.SubProofIndex])...)
@@ -44,17 +45,17 @@ func checkStructure(req *Request, pres *Presentation, proof *cl.Proof) []string 
 		}
 		info, ok := req.RequestedAttributes[ref]
 		if !ok || len(info.Names) == 0 {
-			problems = append(problems, fmt.Sprintf("revealed attribute group %q: the request has no attribute referent of that name with names", ref))
+			problems = append(problems, malformed("revealed attribute group %q: the request has no attribute referent of that name with names", ref))
 			continue
 		}
 		if len(g.Values) != len(info.Names) {
-			problems = append(problems, fmt.Sprintf("revealed attribute group %q: %d values for %d requested names", ref, len(g.Values), len(info.Names)))
+			problems = append(problems, malformed("revealed attribute group %q: %d values for %d requested names", ref, len(g.Values), len(info.Names)))
 			continue
 		}
 		for _, name := range info.Names {
 			val, ok := g.Values[name]
 			if !ok {
-				problems = append(problems, fmt.Sprintf("revealed attribute group %q lacks %q", ref, name))
+				problems = append(problems, malformed("revealed attribute group %q lacks %q", ref, name))
 				continue
 			}
 			problems = append(problems, checkRevealed(ref, name, val.Raw, val.Encoded, &proof.Sub[g.SubProofIndex])...)
@@ -69,27 +70,27 @@ func checkStructure(req *Request, pres *Presentation, proof *cl.Proof) []string 
 	}
 	for ref, c := range answered {
 		if _, ok := req.RequestedAttributes[ref]; !ok {
-			problems = append(problems, fmt.Sprintf("the presentation answers attribute referent %q, which the request does not ask", ref))
+			problems = append(problems, malformed("the presentation answers attribute referent %q, which the request does not ask", ref))
 		} else if c > 1 {
-			problems = append(problems, fmt.Sprintf("attribute referent %q is answered %d times", ref, c))
+			problems = append(problems, malformed("attribute referent %q is answered %d times", ref, c))
 		}
 	}
 	for _, ref := range sortedKeys(req.RequestedAttributes) {
 		if answered[ref] == 0 {
-			problems = append(problems, fmt.Sprintf("requested attribute %q is not in the presentation", ref))
+			problems = append(problems, malformed("requested attribute %q is not in the presentation", ref))
 		}
 	}
 
 	for ref := range rp.Predicates {
 		if _, ok := req.RequestedPredicates[ref]; !ok {
-			problems = append(problems, fmt.Sprintf("the presentation answers predicate referent %q, which the request does not ask", ref))
+			problems = append(problems, malformed("the presentation answers predicate referent %q, which the request does not ask", ref))
 		}
 	}
 	for _, ref := range sortedKeys(req.RequestedPredicates) {
 		p := req.RequestedPredicates[ref]
 		got, ok := rp.Predicates[ref]
 		if !ok {
-			problems = append(problems, fmt.Sprintf("requested predicate %q (%s %s %d) is not in the presentation", ref, p.Name, p.PType, p.PValue))
+			problems = append(problems, malformed("requested predicate %q (%s %s %d) is not in the presentation", ref, p.Name, p.PType, p.PValue))
 			continue
 		}
 		if !inRange("predicate", ref, got.SubProofIndex) {
@@ -97,11 +98,11 @@ func checkStructure(req *Request, pres *Presentation, proof *cl.Proof) []string 
 		}
 		want := cl.Predicate{Attr: canonAttr(p.Name), Type: predicateTypes[p.PType], Value: p.PValue}
 		if want.Type == "" {
-			problems = append(problems, fmt.Sprintf("requested predicate %q: p_type %q is not >=, >, <= or <", ref, p.PType))
+			problems = append(problems, malformed("requested predicate %q: p_type %q is not >=, >, <= or <", ref, p.PType))
 			continue
 		}
 		if !provesPredicate(&proof.Sub[got.SubProofIndex], want) {
-			problems = append(problems, fmt.Sprintf("requested predicate %q (%s %s %d): sub proof %d proves no such predicate", ref, p.Name, p.PType, p.PValue, got.SubProofIndex))
+			problems = append(problems, problem{verify.ReasonPredicate, fmt.Sprintf("requested predicate %q (%s %s %d): sub proof %d proves no such predicate", ref, p.Name, p.PType, p.PValue, got.SubProofIndex)})
 		}
 	}
 	return problems
@@ -109,16 +110,16 @@ func checkStructure(req *Request, pres *Presentation, proof *cl.Proof) []string 
 
 // checkRevealed checks one revealed value: encoded is the value the CL
 // proof reveals for the attribute, and the standard encoding of raw.
-func checkRevealed(ref, name, raw, encoded string, sp *cl.SubProof) []string {
+func checkRevealed(ref, name, raw, encoded string, sp *cl.SubProof) []problem {
 	inProof, ok := sp.Eq.Revealed[canonAttr(name)]
 	if !ok {
-		return []string{fmt.Sprintf("revealed attribute %q (%s) is not revealed by the proof", ref, name)}
+		return []problem{{verify.ReasonSignature, fmt.Sprintf("revealed attribute %q (%s) is not revealed by the proof", ref, name)}}
 	}
 	if encoded != inProof.String() {
-		return []string{fmt.Sprintf("revealed attribute %q (%s): encoded value %s differs from the proof's", ref, name, encoded)}
+		return []problem{{verify.ReasonEncoding, fmt.Sprintf("revealed attribute %q (%s): encoded value %s differs from the proof's", ref, name, encoded)}}
 	}
 	if Encode(raw) != encoded {
-		return []string{fmt.Sprintf("revealed attribute %q (%s): raw value %q does not encode to %s", ref, name, raw, encoded)}
+		return []problem{{verify.ReasonEncoding, fmt.Sprintf("revealed attribute %q (%s): raw value %q does not encode to %s", ref, name, raw, encoded)}}
 	}
 	return nil
 }

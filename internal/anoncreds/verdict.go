@@ -22,6 +22,9 @@ type Verdict struct {
 	Verified bool `json:"verified"`
 	// Revocation is RevocationNotRequested or RevocationUnchecked.
 	Revocation string `json:"revocation"`
+	// Reason is the first failure's code (internal/verify Reason*); empty
+	// when Verified.
+	Reason string `json:"reason,omitempty"`
 	// Problems says why Verified is false (or, with revocation unchecked
 	// and accepted, what was not checked), one sentence each.
 	Problems []string `json:"problems,omitempty"`

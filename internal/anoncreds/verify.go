@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/proofgate/proofgate/internal/anoncreds/cl"
+	"github.com/proofgate/proofgate/internal/verify"
 )
 
 // Verifier verifies AnonCreds v1 presentations against the presentation
@@ -33,39 +34,46 @@ var predicateTypes = map[string]cl.PredicateType{">=": cl.GE, ">": cl.GT, "<=": 
 // Verify checks a presentation (JSON) against its request (JSON).
 func (v *Verifier) Verify(ctx context.Context, requestJSON, presentationJSON []byte) Verdict {
 	verdict := Verdict{Revocation: RevocationNotRequested}
-	fail := func(format string, args ...any) Verdict {
+	fail := func(reason, format string, args ...any) Verdict {
 		verdict.Verified = false
+		verdict.Reason = reason
 		verdict.Problems = append(verdict.Problems, fmt.Sprintf(format, args...))
+		return verdict
+	}
+	failAll := func(problems []problem) Verdict {
+		verdict.Reason = problems[0].reason
+		for _, p := range problems {
+			verdict.Problems = append(verdict.Problems, p.text)
+		}
 		return verdict
 	}
 	var req Request
 	if err := json.Unmarshal(requestJSON, &req); err != nil {
-		return fail("the presentation request cannot be read: %v", err)
+		return fail(verify.ReasonMalformed, "the presentation request cannot be read: %v", err)
 	}
 	nonce, ok := new(big.Int).SetString(req.Nonce, 10)
 	if !ok || nonce.Sign() < 0 || nonce.BitLen() > 256 {
-		return fail("the presentation request's nonce is not a decimal number")
+		return fail(verify.ReasonMalformed, "the presentation request's nonce is not a decimal number")
 	}
 	var pres Presentation
 	if err := json.Unmarshal(presentationJSON, &pres); err != nil {
-		return fail("the presentation cannot be read: %v", err)
+		return fail(verify.ReasonMalformed, "the presentation cannot be read: %v", err)
 	}
 	if len(pres.Identifiers) > cl.MaxSubProofs {
-		return fail("the presentation names %d credentials (identifiers); at most %d are taken", len(pres.Identifiers), cl.MaxSubProofs)
+		return fail(verify.ReasonLimits, "the presentation names %d credentials (identifiers); at most %d are taken", len(pres.Identifiers), cl.MaxSubProofs)
 	}
 	proof, err := cl.ParseProof(pres.Proof)
 	if err != nil {
-		return fail("%v", err)
+		return fail(verify.ReasonMalformed, "%v", err)
 	}
 	if len(proof.Sub) != len(pres.Identifiers) {
-		return fail("the proof has %d sub proofs for %d identifiers", len(proof.Sub), len(pres.Identifiers))
+		return fail(verify.ReasonMalformed, "the proof has %d sub proofs for %d identifiers", len(proof.Sub), len(pres.Identifiers))
 	}
 
 	// 1. Every referent answered, nothing else, each from a credential
 	//    of the presentation; revealed values those of the proof.
 	if problems := checkStructure(&req, &pres, proof); len(problems) > 0 {
-		verdict.Problems = problems
-		return verdict
+		return failAll(problems)
 	}
 
 	// 2. The credentials: schema and definition of each, from the
@@ -75,14 +83,14 @@ func (v *Verifier) Verify(ctx context.Context, requestJSON, presentationJSON []b
 	for i, id := range pres.Identifiers {
 		def, err := v.Resolver.CredentialDefinition(ctx, id.CredDefID)
 		if err != nil {
-			return fail("%s", resolveProblem("credential definition", id.CredDefID, err))
+			return fail(resolveReason(err, verify.ReasonUnknownCredDef), "%s", resolveProblem("credential definition", id.CredDefID, err))
 		}
 		schema, err := v.Resolver.Schema(ctx, id.SchemaID)
 		if err != nil {
-			return fail("%s", resolveProblem("schema", id.SchemaID, err))
+			return fail(resolveReason(err, verify.ReasonUnknownCredDef), "%s", resolveProblem("schema", id.SchemaID, err))
 		}
 		if def.SchemaID != "" && !isDigits(def.SchemaID) && def.SchemaID != id.SchemaID {
-			return fail("credential %d: credential definition %s is for schema %s, not %s", i, id.CredDefID, def.SchemaID, id.SchemaID)
+			return fail(verify.ReasonRestriction, "credential %d: credential definition %s is for schema %s, not %s", i, id.CredDefID, def.SchemaID, id.SchemaID)
 		}
 		f := &credFacts{id: id, schema: schema, def: def, revealed: revealedValues(&req, &pres, i), attrs: map[string]bool{}}
 		for _, a := range schema.AttrNames {
@@ -94,30 +102,29 @@ func (v *Verifier) Verify(ctx context.Context, requestJSON, presentationJSON []b
 
 	// 3. Restrictions and self-attested values.
 	if problem, mixed := mixesIssuerTags(&req); mixed {
-		return fail("%s", problem)
+		return fail(verify.ReasonRestriction, "%s", problem)
 	}
-	var problems []string
+	var problems []problem
 	for _, ref := range sortedKeys(req.RequestedAttributes) {
 		a := req.RequestedAttributes[ref]
 		if _, self := pres.RequestedProof.SelfAttestedAttrs[ref]; self {
 			if len(a.Restrictions) > 0 {
-				problems = append(problems, fmt.Sprintf("requested attribute %q is self-attested but has restrictions", ref))
+				problems = append(problems, problem{verify.ReasonRestriction, fmt.Sprintf("requested attribute %q is self-attested but has restrictions", ref)})
 			}
 			continue
 		}
 		if i := attrIndex(&pres, ref); !meets(a.Restrictions, facts[i]) {
-			problems = append(problems, fmt.Sprintf("requested attribute %q: credential %s does not meet its restrictions", ref, pres.Identifiers[i].CredDefID))
+			problems = append(problems, problem{verify.ReasonRestriction, fmt.Sprintf("requested attribute %q: credential %s does not meet its restrictions", ref, pres.Identifiers[i].CredDefID)})
 		}
 	}
 	for _, ref := range sortedKeys(req.RequestedPredicates) {
 		p := req.RequestedPredicates[ref]
 		if i := pres.RequestedProof.Predicates[ref].SubProofIndex; !meets(p.Restrictions, facts[i]) {
-			problems = append(problems, fmt.Sprintf("requested predicate %q: credential %s does not meet its restrictions", ref, pres.Identifiers[i].CredDefID))
+			problems = append(problems, problem{verify.ReasonRestriction, fmt.Sprintf("requested predicate %q: credential %s does not meet its restrictions", ref, pres.Identifiers[i].CredDefID)})
 		}
 	}
 	if len(problems) > 0 {
-		verdict.Problems = problems
-		return verdict
+		return failAll(problems)
 	}
 
 	// 4. Revocation.
@@ -132,11 +139,11 @@ func (v *Verifier) Verify(ctx context.Context, requestJSON, presentationJSON []b
 		verdict.Revocation = RevocationUnchecked
 		switch {
 		case proof.Sub[i].NonRevocation:
-			return fail("credential %d (%s) carries a non-revocation proof, which needs pairings on the BN254 curve that this verifier does not compute: the proof cannot be verified", i, f.id.CredDefID)
+			return fail(verify.ReasonRevocationUnchecked, "credential %d (%s) carries a non-revocation proof, which needs pairings on the BN254 curve that this verifier does not compute: the proof cannot be verified", i, f.id.CredDefID)
 		case f.id.Timestamp == nil && !v.AcceptUncheckedRevocation:
-			return fail("credential %d (%s) must prove non-revocation but the presentation has no timestamp and no non-revocation proof for it", i, f.id.CredDefID)
+			return fail(verify.ReasonRevocationUnchecked, "credential %d (%s) must prove non-revocation but the presentation has no timestamp and no non-revocation proof for it", i, f.id.CredDefID)
 		case f.id.Timestamp != nil && !interval.contains(*f.id.Timestamp):
-			return fail("credential %d (%s): timestamp %d is outside the requested non_revoked interval", i, f.id.CredDefID, *f.id.Timestamp)
+			return fail(verify.ReasonRevocationUnchecked, "credential %d (%s): timestamp %d is outside the requested non_revoked interval", i, f.id.CredDefID, *f.id.Timestamp)
 		default:
 			verdict.Problems = append(verdict.Problems, fmt.Sprintf("credential %d (%s): non-revocation not checked (accepted by configuration)", i, f.id.CredDefID))
 		}
@@ -144,10 +151,29 @@ func (v *Verifier) Verify(ctx context.Context, requestJSON, presentationJSON []b
 
 	// 5. The CL proof.
 	if err := cl.Verify(proof, creds, nonce); err != nil {
-		return fail("%v", err)
+		return fail(verify.ReasonSignature, "%v", err)
 	}
 	verdict.Verified = true
 	return verdict
+}
+
+// problem is one reason a presentation fails: a verify.Reason code and a
+// sentence.
+type problem struct {
+	reason, text string
+}
+
+func malformed(format string, args ...any) problem {
+	return problem{verify.ReasonMalformed, fmt.Sprintf(format, args...)}
+}
+
+// resolveReason is the reason of a failed lookup: the given one for an
+// unknown id, malformed for a document that cannot be used.
+func resolveReason(err error, unknown string) string {
+	if errors.Is(err, ErrUnknown) {
+		return unknown
+	}
+	return verify.ReasonUnsupported
 }
 
 func resolveProblem(kind, id string, err error) string {
