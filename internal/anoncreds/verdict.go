@@ -28,6 +28,21 @@ type Verdict struct {
 	// Problems says why Verified is false (or, with revocation unchecked
 	// and accepted, what was not checked), one sentence each.
 	Problems []string `json:"problems,omitempty"`
+	// Credentials holds one entry per credential of the presentation, in
+	// order, once their definitions are resolved.
+	Credentials []CredentialVerdict `json:"credentials,omitempty"`
+}
+
+// CredentialVerdict is what was found of one credential.
+type CredentialVerdict struct {
+	CredDefID string `json:"credDefId"`
+	IssuerID  string `json:"issuerId"`
+	// Signature is "ok" or "failed" once the CL proof was checked, empty
+	// when verification stopped before it.
+	Signature string `json:"signature,omitempty"`
+	// Revocation is "unchecked" when the credential had to prove
+	// non-revocation, empty otherwise.
+	Revocation string `json:"revocation,omitempty"`
 }
 
 // ErrUnknown is returned (wrapped) by a Resolver for an id no source

@@ -97,6 +97,7 @@ func (v *Verifier) Verify(ctx context.Context, requestJSON, presentationJSON []b
 			f.attrs[canonAttr(a)] = true
 		}
 		facts[i] = f
+		verdict.Credentials = append(verdict.Credentials, CredentialVerdict{CredDefID: id.CredDefID, IssuerID: def.IssuerID})
 		creds[i] = cl.Credential{Key: def.Key, Attrs: sortedKeys(f.attrs)}
 	}
 
@@ -137,6 +138,7 @@ func (v *Verifier) Verify(ctx context.Context, requestJSON, presentationJSON []b
 			continue
 		}
 		verdict.Revocation = RevocationUnchecked
+		verdict.Credentials[i].Revocation = RevocationUnchecked
 		switch {
 		case proof.Sub[i].NonRevocation:
 			return fail(verify.ReasonRevocationUnchecked, "credential %d (%s) carries a non-revocation proof, which needs pairings on the BN254 curve that this verifier does not compute: the proof cannot be verified", i, f.id.CredDefID)
@@ -150,7 +152,11 @@ func (v *Verifier) Verify(ctx context.Context, requestJSON, presentationJSON []b
 	}
 
 	// 5. The CL proof.
-	if err := cl.Verify(proof, creds, nonce); err != nil {
+	err = cl.Verify(proof, creds, nonce)
+	for i := range verdict.Credentials {
+		verdict.Credentials[i].Signature = map[bool]string{true: verify.OK, false: verify.Failed}[err == nil]
+	}
+	if err != nil {
 		return fail(verify.ReasonSignature, "%v", err)
 	}
 	verdict.Verified = true

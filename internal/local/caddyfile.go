@@ -4,6 +4,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/proofgate/proofgate/internal/anoncreds/registry"
 )
 
 // UnmarshalCaddyfile reads the backend's block. The dispenser starts at
@@ -17,6 +19,9 @@ import (
 //		allow_private_endpoints
 //		storage <module> {
 //			<module options>
+//		}
+//		anoncreds_registry {
+//			<see registry.Config.UnmarshalCaddyfile>
 //		}
 //	}
 func (l *Local) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
@@ -53,6 +58,11 @@ func (l *Local) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				l.Cluster = true
 			} else {
 				l.AllowPrivateEndpoints = true
+			}
+		case "anoncreds_registry":
+			l.AnonCredsRegistry = new(registry.Config)
+			if err := l.AnonCredsRegistry.UnmarshalCaddyfile(d); err != nil {
+				return err
 			}
 		case "storage":
 			if !d.NextArg() {

@@ -16,8 +16,11 @@ import (
 	"github.com/caddyserver/certmagic"
 	"go.uber.org/zap"
 
+	"github.com/proofgate/proofgate/internal/anoncreds"
+	"github.com/proofgate/proofgate/internal/anoncreds/registry"
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/proofs"
+	"github.com/proofgate/proofgate/internal/verify"
 )
 
 func init() {
@@ -61,6 +64,13 @@ type Local struct {
 	// operator's network. Turn it on only for wallets and mediators on
 	// your own network (tests, a private deployment).
 	AllowPrivateEndpoints bool `json:"allow_private_endpoints,omitempty"`
+
+	// AnonCredsRegistry says where the AnonCreds (indy) verifier finds
+	// schemas and credential definitions (files, the org's agent, an HTTP
+	// resolver) and what it does with revocation it cannot check. Without
+	// it no credential definition is known and every indy presentation
+	// fails with "unknown credential definition".
+	AnonCredsRegistry *registry.Config `json:"anoncreds_registry,omitempty"`
 
 	// StorageRaw is the Caddy storage module holding records and keys.
 	// Default: Caddy's global storage.
@@ -122,11 +132,20 @@ func (l *Local) Provision(ctx caddy.Context) error {
 		u, _ := url.Parse(l.PublicURL) // checked
 		label = u.Hostname()
 	}
+	anonRegistry, err := l.AnonCredsRegistry.Build(repl)
+	if err != nil {
+		return err
+	}
+	anonVerifier := anoncreds.FormatVerifier{V: &anoncreds.Verifier{
+		Resolver:                  anonRegistry,
+		AcceptUncheckedRevocation: l.AnonCredsRegistry.AcceptUncheckedRevocation(),
+	}}
 	svc, err := proofs.New(storage, proofs.Config{
 		PublicURL:    l.PublicURL,
 		Endpoint:     l.DIDCommEndpoint,
 		Label:        label,
 		ClusterLocks: l.Cluster,
+		Verifiers:    verify.NewSet(anonVerifier),
 	})
 	if err != nil {
 		return err
@@ -156,6 +175,11 @@ func (l *Local) check() error {
 	}
 	if len(l.Label) > maxLabel {
 		return fmt.Errorf("label: longer than %d bytes", maxLabel)
+	}
+	if l.AnonCredsRegistry != nil {
+		if err := l.AnonCredsRegistry.Validate(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
