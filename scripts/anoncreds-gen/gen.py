@@ -12,8 +12,9 @@ Output (under the directory given as the only argument, default
 testdata/anoncreds):
   registry/schemas.json       {schema id: schema}
   registry/cred_defs.json     {cred def id: credential definition}
-  registry/rev_reg_defs.json  {rev reg def id: revocation registry definition}
-  registry/rev_status_lists.json [revocation status list]
+  revocation/rev_reg_defs.json  {rev reg def id: revocation registry definition}
+  revocation/rev_status_lists.json [revocation status list]
+  (registry/ is a directory the files source of anoncreds_registry reads)
   cases.json                  [{name, about, request, presentation,
                                 reference: {verified, error},
                                 ours: {verified, why}? (only where we depart)}]
@@ -193,9 +194,11 @@ class Generator:
             json.dump(dump(self.schemas), f, indent=1, ensure_ascii=False)
         with open(os.path.join(reg, "cred_defs.json"), "w") as f:
             json.dump(dump(self.cred_defs), f, indent=1)
-        with open(os.path.join(reg, "rev_reg_defs.json"), "w") as f:
+        rev = os.path.join(self.out, "revocation")
+        os.makedirs(rev, exist_ok=True)
+        with open(os.path.join(rev, "rev_reg_defs.json"), "w") as f:
             json.dump(dump(self.rev_reg_defs), f, indent=1)
-        with open(os.path.join(reg, "rev_status_lists.json"), "w") as f:
+        with open(os.path.join(rev, "rev_status_lists.json"), "w") as f:
             json.dump([json.loads(s.to_json()) for s in self.rev_status_lists], f, indent=1)
         with open(os.path.join(self.out, "cases.json"), "w") as f:
             json.dump({"generator": "scripts/anoncreds-gen/gen.py", "anoncreds": anoncreds.library_version(),

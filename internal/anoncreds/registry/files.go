@@ -31,7 +31,9 @@ const (
 //     {"credentialDefinitionId": <id>, "credentialDefinition": <cred def>},
 //     {"credential_definition_id": ..., "credential_definition": ...};
 //   - a legacy Indy document that carries its own "id" (a schema has
-//     attrNames, a credential definition has value.primary).
+//     attrNames, a credential definition has value.primary);
+//   - an object of documents by id: {<id>: <schema or credential
+//     definition>, ...}.
 type Files struct {
 	dir  string
 	docs map[cacheKey][]byte
@@ -115,14 +117,34 @@ func (f *Files) add(data []byte) error {
 			return f.put(w.kind, id, doc)
 		}
 	}
-	id := docID(data)
-	switch {
-	case top["attrNames"] != nil:
-		return f.put(KindSchema, id, data)
-	case top["value"] != nil:
-		return f.put(KindCredDef, id, data)
+	if id := docID(data); id != "" {
+		switch {
+		case top["attrNames"] != nil:
+			return f.put(KindSchema, id, data)
+		case top["value"] != nil:
+			return f.put(KindCredDef, id, data)
+		}
 	}
-	return fmt.Errorf("neither a bundle, a resolution result, nor a schema or credential definition with an id")
+	// An object of documents by id.
+	for id, doc := range top {
+		var d map[string]json.RawMessage
+		if err := json.Unmarshal(doc, &d); err != nil {
+			return fmt.Errorf("neither a bundle, a resolution result, a document with an id, nor an object of documents by id")
+		}
+		var err error
+		switch {
+		case d["attrNames"] != nil:
+			err = f.put(KindSchema, id, doc)
+		case d["value"] != nil:
+			err = f.put(KindCredDef, id, doc)
+		default:
+			err = fmt.Errorf("%q is neither a schema (attrNames) nor a credential definition (value)", id)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (f *Files) put(kind Kind, id string, doc []byte) error {
