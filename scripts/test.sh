@@ -11,4 +11,19 @@ if [ -f .ci/acapy-venv.sh ]; then
 	export PROOFGATE_ACAPY
 fi
 
+# The AnonCreds reference (PyPI anoncreds) makes a fresh corpus, which the
+# Go verifier must judge as the reference did (internal/anoncreds
+# TestCorpus); skipped with one line where Python or the package is missing.
+anoncreds_py=$(bash scripts/anoncreds-venv.sh | tail -n 1)
+if [ -n "$anoncreds_py" ]; then
+	PROOFGATE_ANONCREDS_CORPUS=$(mktemp -d)
+	trap 'rm -rf "$PROOFGATE_ANONCREDS_CORPUS"' EXIT
+	if "$anoncreds_py" scripts/anoncreds-gen/gen.py "$PROOFGATE_ANONCREDS_CORPUS" 2>/dev/null; then
+		export PROOFGATE_ANONCREDS_CORPUS
+	else
+		echo "anoncreds reference: the corpus generator failed, fresh corpus skipped"
+		unset PROOFGATE_ANONCREDS_CORPUS
+	fi
+fi
+
 go test -count=1 "$@" ./...
