@@ -3,6 +3,7 @@ package anoncreds
 import (
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/proofgate/proofgate/internal/anoncreds/cl"
 	"github.com/proofgate/proofgate/internal/verify"
@@ -63,16 +64,28 @@ func checkStructure(req *Request, pres *Presentation, proof *cl.Proof) []problem
 	}
 	for ref, u := range rp.UnrevealedAttrs {
 		answered[ref]++
-		inRange("unrevealed attribute", ref, u.SubProofIndex)
+		if !inRange("unrevealed attribute", ref, u.SubProofIndex) {
+			continue
+		}
+		// The attribute must be one the credential hides (or reveals).
+		if info, ok := req.RequestedAttributes[ref]; ok && info.Name != "" {
+			eq := &proof.Sub[u.SubProofIndex].Eq
+			name := canonAttr(info.Name)
+			if _, hidden := eq.M[name]; !hidden {
+				if _, shown := eq.Revealed[name]; !shown {
+					problems = append(problems, malformed("unrevealed attribute %q (%s): sub proof %d has no such attribute", ref, info.Name, u.SubProofIndex))
+				}
+			}
+		}
 	}
 	for ref := range rp.SelfAttestedAttrs {
 		answered[ref]++
 	}
 	for ref, c := range answered {
-		if _, ok := req.RequestedAttributes[ref]; !ok {
+		// A referent answered twice (revealed and unrevealed, say) is taken,
+		// as the reference takes it; every answer is checked.
+		if _, ok := req.RequestedAttributes[ref]; !ok && c > 0 {
 			problems = append(problems, malformed("the presentation answers attribute referent %q, which the request does not ask", ref))
-		} else if c > 1 {
-			problems = append(problems, malformed("attribute referent %q is answered %d times", ref, c))
 		}
 	}
 	for _, ref := range sortedKeys(req.RequestedAttributes) {
@@ -105,6 +118,8 @@ func checkStructure(req *Request, pres *Presentation, proof *cl.Proof) []problem
 			problems = append(problems, problem{verify.ReasonPredicate, fmt.Sprintf("requested predicate %q (%s %s %d): sub proof %d proves no such predicate", ref, p.Name, p.PType, p.PValue, got.SubProofIndex)})
 		}
 	}
+	// Maps were walked in random order: report in a stable one.
+	sort.SliceStable(problems, func(i, j int) bool { return problems[i].text < problems[j].text })
 	return problems
 }
 
@@ -135,17 +150,22 @@ func provesPredicate(sp *cl.SubProof, want cl.Predicate) bool {
 	return false
 }
 
-// attrIndex returns the sub proof an answered (not self-attested)
-// attribute referent points at; checkStructure made sure there is one.
-func attrIndex(pres *Presentation, ref string) int {
+// attrIndexes returns the sub proofs an attribute referent is answered
+// from (none when it is only self-attested); checkStructure made sure
+// they are in range.
+func attrIndexes(pres *Presentation, ref string) []int {
 	rp := &pres.RequestedProof
+	var out []int
 	if a, ok := rp.RevealedAttrs[ref]; ok {
-		return a.SubProofIndex
+		out = append(out, a.SubProofIndex)
 	}
 	if g, ok := rp.RevealedAttrGroups[ref]; ok {
-		return g.SubProofIndex
+		out = append(out, g.SubProofIndex)
 	}
-	return rp.UnrevealedAttrs[ref].SubProofIndex
+	if u, ok := rp.UnrevealedAttrs[ref]; ok {
+		out = append(out, u.SubProofIndex)
+	}
+	return out
 }
 
 // revealedValues collects the raw values revealed from sub proof i, by
@@ -192,8 +212,10 @@ func nonRevokedFor(req *Request, pres *Presentation, i int) (iv interval, asked 
 	}
 	rp := &pres.RequestedProof
 	for ref, a := range req.RequestedAttributes {
-		if _, self := rp.SelfAttestedAttrs[ref]; !self && attrIndex(pres, ref) == i {
-			narrow(a.NonRevoked)
+		for _, k := range attrIndexes(pres, ref) {
+			if k == i {
+				narrow(a.NonRevoked)
+			}
 		}
 	}
 	for ref, p := range req.RequestedPredicates {

@@ -114,8 +114,10 @@ func (v *Verifier) Verify(ctx context.Context, requestJSON, presentationJSON []b
 			}
 			continue
 		}
-		if i := attrIndex(&pres, ref); !meets(a.Restrictions, facts[i]) {
-			problems = append(problems, problem{verify.ReasonRestriction, fmt.Sprintf("requested attribute %q: credential %s does not meet its restrictions", ref, pres.Identifiers[i].CredDefID)})
+		for _, i := range attrIndexes(&pres, ref) {
+			if !meets(a.Restrictions, facts[i]) {
+				problems = append(problems, problem{verify.ReasonRestriction, fmt.Sprintf("requested attribute %q: credential %s does not meet its restrictions", ref, pres.Identifiers[i].CredDefID)})
+			}
 		}
 	}
 	for _, ref := range sortedKeys(req.RequestedPredicates) {

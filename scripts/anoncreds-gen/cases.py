@@ -47,6 +47,7 @@ def add_all(g):
     restrictions(g)
     self_attested(g)
     tampered(g)
+    misattributed(g)
     revocation(g)
 
 
@@ -361,6 +362,26 @@ def tampered(g):
         a = p["requested_proof"]["revealed_attrs"].pop("a_name")
         p["requested_proof"]["self_attested_attrs"]["a_name"] = a["raw"]
     t("self-attest-restricted", "a restricted revealed attribute turned into a self-attested one", self_attest_restricted)
+
+
+def misattributed(g):
+    """Referents pointed at a credential that does not prove them."""
+    req = g.request({"n": attr("name"), "a": attr("age"), "d": attr("degree")}, {"p": pred("age", ">=", 18)})
+    pres = g.present(req, [(g.alice, [("n", True), ("a", False)], ["p"]), (g.alice_degree, [("d", True)], [])])
+    g.add("two-creds-unrestricted", "two credentials, an unrevealed attribute and a predicate, no restrictions", req, pres)
+    t = copy.deepcopy(pres)
+    t["requested_proof"]["predicates"]["p"]["sub_proof_index"] = 1
+    g.add("tamper-predicate-index", "a predicate pointed at the credential that does not prove it", req, t,
+          ours={"verified": False, "why": "a predicate must be proven by the credential the presentation attributes "
+                                          "it to; the reference does not look"})
+    t = copy.deepcopy(pres)
+    t["requested_proof"]["unrevealed_attrs"]["a"]["sub_proof_index"] = 1
+    g.add("tamper-unrevealed-index", "an unrevealed attribute pointed at a credential without that attribute", req, t,
+          ours={"verified": False, "why": "an unrevealed attribute must be hidden in the credential the presentation "
+                                          "attributes it to; the reference does not look"})
+    t = copy.deepcopy(pres)
+    t["requested_proof"]["unrevealed_attrs"]["n"] = {"sub_proof_index": 0}
+    g.add("referent-answered-twice", "a revealed attribute also listed as unrevealed from the same credential", req, t)
 
 
 def revocation(g):
