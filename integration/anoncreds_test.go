@@ -1,0 +1,206 @@
+package integration
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/proofgate/proofgate/internal/didcomm"
+)
+
+// anoncredsCorpus is the corpus the reference library made
+// (scripts/anoncreds-gen); its registry directory is a files source.
+var anoncredsCorpus, _ = filepath.Abs(filepath.Join("..", "testdata", "anoncreds"))
+
+type anoncredsCase struct {
+	Name         string          `json:"name"`
+	Request      json.RawMessage `json:"request"`
+	Presentation json.RawMessage `json:"presentation"`
+}
+
+func anoncredsCaseNamed(t *testing.T, name string) anoncredsCase {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(anoncredsCorpus, "cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct{ Cases []anoncredsCase }
+	if err := json.Unmarshal(data, &c); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range c.Cases {
+		if tc.Name == name {
+			return tc
+		}
+	}
+	t.Fatalf("no case %q", name)
+	return anoncredsCase{}
+}
+
+// TestAnonCredsThroughTheGateway: a real Caddy with the local backend and
+// an anoncreds_registry; the test wallet answers indy requests over
+// DIDComm with presentations the reference library made, valid and
+// tampered. The request is created through the API; since the corpus
+// presentations were made offline for the corpus request's nonce, the
+// stored record's request is then replaced by the corpus request (same
+// referents), the one change the test makes behind the gateway's back.
+func TestAnonCredsThroughTheGateway(t *testing.T) {
+	storage := t.TempDir()
+	tester := newTester(t)
+	tester.InitServer(globalOptions(storage)+`
+`+base+` {
+	proofgate {
+		backend local local {
+			public_url `+base+`
+			allow_private_endpoints
+			anoncreds_registry {
+				files `+filepath.Join(anoncredsCorpus, "registry")+`
+			}
+		}
+		auth {
+			api_key `+keyA+` org `+orgA+`
+		}
+	}
+}
+`, "caddyfile")
+	settle(t)
+	unloadAtEnd(t)
+
+	for _, tt := range []struct {
+		name     string
+		verified bool
+		reason   string
+	}{
+		{"typical", true, ""},
+		{"pred-several", true, ""},
+		{"tamper-raw", false, "encoding"},
+		{"tamper-proof-e", false, "signature"},
+		{"pred-request-ge-30-for-31", false, "predicate"},
+		{"restr-cred-def-id-wrong", false, "restriction"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tc := anoncredsCaseNamed(t, tt.name)
+			var req map[string]any
+			if err := json.Unmarshal(tc.Request, &req); err != nil {
+				t.Fatal(err)
+			}
+			body, _ := json.Marshal(map[string]any{"isShortenUrl": false, "proofFormats": map[string]any{"indy": map[string]any{
+				"name": "proof", "version": "1.0",
+				"requested_attributes": req["requested_attributes"], "requested_predicates": req["requested_predicates"],
+			}}})
+			r := postJSON(t, oobPath(orgA, "indy"), keyA, string(body))
+			if r.status != http.StatusCreated {
+				t.Fatalf("create: %d %s", r.status, r.body)
+			}
+			data := r.json(t)["data"].(map[string]any)
+			id := data["proofRecordId"].(string)
+			inv := invitationFromURL(t, data["invitationUrl"].(string))
+			verifierKey, err := didcomm.Verkey(inv["services"].([]any)[0].(map[string]any)["recipientKeys"].([]any)[0].(string))
+			if err != nil {
+				t.Fatal(err)
+			}
+			thread := attachedRequest(t, inv)["~thread"].(map[string]any)
+			useCorpusRequest(t, storage, id, tc.Request)
+
+			w := newWallet(t)
+			msg := map[string]any{
+				"@type":                "https://didcomm.org/present-proof/2.0/presentation",
+				"@id":                  uuid.NewString(),
+				"~thread":              map[string]any{"thid": thread["thid"], "pthid": thread["pthid"]},
+				"~service":             map[string]any{"recipientKeys": []string{w.verkey}, "routingKeys": []string{}, "serviceEndpoint": w.srv.URL},
+				"formats":              []any{map[string]any{"attach_id": "indy-0", "format": "hlindy/proof@v2.0"}},
+				"presentations~attach": []any{map[string]any{"@id": "indy-0", "mime-type": "application/json", "data": map[string]any{"base64": base64.StdEncoding.EncodeToString(tc.Presentation)}}},
+			}
+			plain, _ := json.Marshal(msg)
+			env, err := didcomm.Pack(plain, []string{verifierKey}, w.priv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := do(t, http.MethodPost, "/didcomm", string(env), "Content-Type: application/didcomm-envelope-enc"); d.status != http.StatusAccepted {
+				t.Fatalf("presentation: %d %s", d.status, d.body)
+			}
+
+			rec := storedRecord(t, storage, id)
+			verification, _ := rec["metadata"].(map[string]any)["verification"].(map[string]any)
+			if !tt.verified {
+				if rec["state"] != "abandoned" || rec["isVerified"] != false || verification["verified"] != false ||
+					verification["reason"] != tt.reason || !strings.Contains(rec["errorMessage"].(string), tt.reason) {
+					t.Fatalf("record %v", rec)
+				}
+				select {
+				case m := <-w.got:
+					if !strings.Contains(string(m), "problem-report") {
+						t.Fatalf("wallet got %s", m)
+					}
+				case <-time.After(5 * time.Second):
+					t.Fatal("no problem report")
+				}
+				if a := postJSON(t, acceptPath(id), keyA, ""); a.status != http.StatusConflict {
+					t.Fatalf("accept of an abandoned record: %d %s", a.status, a.body)
+				}
+				return
+			}
+			if rec["state"] != "presentation-received" || rec["isVerified"] != true || verification["verified"] != true {
+				t.Fatalf("record %v", rec)
+			}
+			a := postJSON(t, acceptPath(id), keyA, "")
+			if a.status != http.StatusOK || a.json(t)["state"] != "done" || a.json(t)["isVerified"] != true {
+				t.Fatalf("accept: %d %s", a.status, a.body)
+			}
+		})
+	}
+}
+
+// useCorpusRequest replaces the AnonCreds request stored with a record by
+// the corpus request (see TestAnonCredsThroughTheGateway).
+func useCorpusRequest(t *testing.T, storage, id string, corpusRequest json.RawMessage) {
+	t.Helper()
+	path := filepath.Join(storage, "proofgate", "records", id+".json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var req map[string]any
+	if err := json.Unmarshal(doc["request"], &req); err != nil {
+		t.Fatal(err)
+	}
+	att := req["request_presentations~attach"].([]any)[0].(map[string]any)
+	att["data"] = map[string]any{"base64": base64.StdEncoding.EncodeToString(corpusRequest)}
+	doc["request"], _ = json.Marshal(req)
+	var nonce struct {
+		Nonce string `json:"nonce"`
+	}
+	_ = json.Unmarshal(corpusRequest, &nonce)
+	doc["nonce"], _ = json.Marshal(nonce.Nonce)
+	out, _ := json.Marshal(doc)
+	if err := os.WriteFile(path, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// storedRecord reads the ProofExchangeRecord of a record from storage.
+func storedRecord(t *testing.T, storage, id string) map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(storage, "proofgate", "records", id+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Record map[string]any `json:"record"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc.Record
+}
