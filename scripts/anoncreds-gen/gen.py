@@ -15,6 +15,7 @@ testdata/anoncreds):
   revocation/rev_reg_defs.json  {rev reg def id: revocation registry definition}
   revocation/rev_status_lists.json [revocation status list]
   (registry/ is a directory the files source of anoncreds_registry reads)
+  wallet/wallet.json          the holder's link secret and non-revocable credentials
   cases.json                  [{name, about, request, presentation,
                                 reference: {verified, error},
                                 ours: {verified, why}? (only where we depart)}]
@@ -200,6 +201,14 @@ class Generator:
             json.dump(dump(self.rev_reg_defs), f, indent=1)
         with open(os.path.join(rev, "rev_status_lists.json"), "w") as f:
             json.dump([json.loads(s.to_json()) for s in self.rev_status_lists], f, indent=1)
+        # The holder's side, for scripts/anoncreds-gen/present.py (test data:
+        # a link secret and credentials made for this corpus only).
+        wallet = os.path.join(self.out, "wallet")
+        os.makedirs(wallet, exist_ok=True)
+        with open(os.path.join(wallet, "wallet.json"), "w") as f:
+            json.dump({"link_secret": self.link_secret,
+                       "credentials": [json.loads(c.to_json()) for c in (self.alice, self.alice_degree)]},
+                      f, indent=1, ensure_ascii=False)
         with open(os.path.join(self.out, "cases.json"), "w") as f:
             json.dump({"generator": "scripts/anoncreds-gen/gen.py", "anoncreds": anoncreds.library_version(),
                        "cases": self.cases}, f, indent=1, ensure_ascii=False)
