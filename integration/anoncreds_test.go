@@ -1,10 +1,12 @@
 package integration
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,26 +54,7 @@ func anoncredsCaseNamed(t *testing.T, name string) anoncredsCase {
 // stored record's request is then replaced by the corpus request (same
 // referents), the one change the test makes behind the gateway's back.
 func TestAnonCredsThroughTheGateway(t *testing.T) {
-	storage := t.TempDir()
-	tester := newTester(t)
-	tester.InitServer(globalOptions(storage)+`
-`+base+` {
-	proofgate {
-		backend local local {
-			public_url `+base+`
-			allow_private_endpoints
-			anoncreds_registry {
-				files `+filepath.Join(anoncredsCorpus, "registry")+`
-			}
-		}
-		auth {
-			api_key `+keyA+` org `+orgA+`
-		}
-	}
-}
-`, "caddyfile")
-	settle(t)
-	unloadAtEnd(t)
+	storage := anoncredsGateway(t)
 
 	for _, tt := range []struct {
 		name     string
@@ -109,52 +92,97 @@ func TestAnonCredsThroughTheGateway(t *testing.T) {
 			thread := attachedRequest(t, inv)["~thread"].(map[string]any)
 			useCorpusRequest(t, storage, id, tc.Request)
 
-			w := newWallet(t)
-			msg := map[string]any{
-				"@type":                "https://didcomm.org/present-proof/2.0/presentation",
-				"@id":                  uuid.NewString(),
-				"~thread":              map[string]any{"thid": thread["thid"], "pthid": thread["pthid"]},
-				"~service":             map[string]any{"recipientKeys": []string{w.verkey}, "routingKeys": []string{}, "serviceEndpoint": w.srv.URL},
-				"formats":              []any{map[string]any{"attach_id": "indy-0", "format": "hlindy/proof@v2.0"}},
-				"presentations~attach": []any{map[string]any{"@id": "indy-0", "mime-type": "application/json", "data": map[string]any{"base64": base64.StdEncoding.EncodeToString(tc.Presentation)}}},
-			}
-			plain, _ := json.Marshal(msg)
-			env, err := didcomm.Pack(plain, []string{verifierKey}, w.priv)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := do(t, http.MethodPost, "/didcomm", string(env), "Content-Type: application/didcomm-envelope-enc"); d.status != http.StatusAccepted {
-				t.Fatalf("presentation: %d %s", d.status, d.body)
-			}
+			w := sendIndyPresentation(t, inv, thread, verifierKey, tc.Presentation)
 
-			rec := storedRecord(t, storage, id)
-			verification, _ := rec["metadata"].(map[string]any)["verification"].(map[string]any)
-			if !tt.verified {
-				if rec["state"] != "abandoned" || rec["isVerified"] != false || verification["verified"] != false ||
-					verification["reason"] != tt.reason || !strings.Contains(rec["errorMessage"].(string), tt.reason) {
-					t.Fatalf("record %v", rec)
-				}
-				select {
-				case m := <-w.got:
-					if !strings.Contains(string(m), "problem-report") {
-						t.Fatalf("wallet got %s", m)
-					}
-				case <-time.After(5 * time.Second):
-					t.Fatal("no problem report")
-				}
-				if a := postJSON(t, acceptPath(id), keyA, ""); a.status != http.StatusConflict {
-					t.Fatalf("accept of an abandoned record: %d %s", a.status, a.body)
-				}
-				return
-			}
-			if rec["state"] != "presentation-received" || rec["isVerified"] != true || verification["verified"] != true {
-				t.Fatalf("record %v", rec)
-			}
-			a := postJSON(t, acceptPath(id), keyA, "")
-			if a.status != http.StatusOK || a.json(t)["state"] != "done" || a.json(t)["isVerified"] != true {
-				t.Fatalf("accept: %d %s", a.status, a.body)
-			}
+			checkIndyOutcome(t, storage, id, w, tt.verified, tt.reason)
 		})
+	}
+}
+
+// anoncredsGateway starts Caddy with the local backend reading the corpus
+// registry; it returns the storage directory.
+func anoncredsGateway(t *testing.T) string {
+	t.Helper()
+	storage := t.TempDir()
+	tester := newTester(t)
+	tester.InitServer(globalOptions(storage)+`
+`+base+` {
+	proofgate {
+		backend local local {
+			public_url `+base+`
+			allow_private_endpoints
+			anoncreds_registry {
+				files `+filepath.Join(anoncredsCorpus, "registry")+`
+			}
+		}
+		auth {
+			api_key `+keyA+` org `+orgA+`
+		}
+	}
+}
+`, "caddyfile")
+	settle(t)
+	unloadAtEnd(t)
+
+	return storage
+}
+
+// sendIndyPresentation posts a presentation over DIDComm as a new test
+// wallet and returns the wallet.
+func sendIndyPresentation(t *testing.T, inv, thread map[string]any, verifierKey string, presentation []byte) *wallet {
+	t.Helper()
+	w := newWallet(t)
+	msg := map[string]any{
+		"@type":                "https://didcomm.org/present-proof/2.0/presentation",
+		"@id":                  uuid.NewString(),
+		"~thread":              map[string]any{"thid": thread["thid"], "pthid": thread["pthid"]},
+		"~service":             map[string]any{"recipientKeys": []string{w.verkey}, "routingKeys": []string{}, "serviceEndpoint": w.srv.URL},
+		"formats":              []any{map[string]any{"attach_id": "indy-0", "format": "hlindy/proof@v2.0"}},
+		"presentations~attach": []any{map[string]any{"@id": "indy-0", "mime-type": "application/json", "data": map[string]any{"base64": base64.StdEncoding.EncodeToString(presentation)}}},
+	}
+	plain, _ := json.Marshal(msg)
+	env, err := didcomm.Pack(plain, []string{verifierKey}, w.priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := do(t, http.MethodPost, "/didcomm", string(env), "Content-Type: application/didcomm-envelope-enc"); d.status != http.StatusAccepted {
+		t.Fatalf("presentation: %d %s", d.status, d.body)
+	}
+
+	return w
+}
+
+// checkIndyOutcome checks the stored record after a presentation: verified
+// and presentation-received (then accepted), or abandoned with the reason,
+// a problem report to the wallet and no accept.
+func checkIndyOutcome(t *testing.T, storage, id string, w *wallet, verified bool, reason string) {
+	t.Helper()
+	rec := storedRecord(t, storage, id)
+	verification, _ := rec["metadata"].(map[string]any)["verification"].(map[string]any)
+	if !verified {
+		if rec["state"] != "abandoned" || rec["isVerified"] != false || verification["verified"] != false ||
+			verification["reason"] != reason || !strings.Contains(rec["errorMessage"].(string), reason) {
+			t.Fatalf("record %v", rec)
+		}
+		select {
+		case m := <-w.got:
+			if !strings.Contains(string(m), "problem-report") {
+				t.Fatalf("wallet got %s", m)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("no problem report")
+		}
+		if a := postJSON(t, acceptPath(id), keyA, ""); a.status != http.StatusConflict {
+			t.Fatalf("accept of an abandoned record: %d %s", a.status, a.body)
+		}
+		return
+	}
+	if rec["state"] != "presentation-received" || rec["isVerified"] != true || verification["verified"] != true {
+		t.Fatalf("record %v", rec)
+	}
+	a := postJSON(t, acceptPath(id), keyA, "")
+	if a.status != http.StatusOK || a.json(t)["state"] != "done" || a.json(t)["isVerified"] != true {
+		t.Fatalf("accept: %d %s", a.status, a.body)
 	}
 }
 
@@ -203,4 +231,61 @@ func storedRecord(t *testing.T, storage, id string) map[string]any {
 		t.Fatal(err)
 	}
 	return doc.Record
+}
+
+// TestAnonCredsLiveWallet answers the gateway's own requests (fresh
+// nonces) with presentations the reference library makes at test time
+// (scripts/anoncreds-gen/present.py, from the corpus wallet), valid and
+// with a changed raw value. It needs PROOFGATE_ANONCREDS_PYTHON, the
+// python of a virtualenv with PyPI anoncreds 0.2.3, which scripts/test.sh
+// sets where it can install it.
+func TestAnonCredsLiveWallet(t *testing.T) {
+	py := os.Getenv("PROOFGATE_ANONCREDS_PYTHON")
+	if py == "" {
+		t.Skip("PROOFGATE_ANONCREDS_PYTHON not set: no reference wallet (scripts/test.sh sets it)")
+	}
+	storage := anoncredsGateway(t)
+	body := `{"isShortenUrl":false,"autoAcceptProof":"never","proofFormats":{"indy":{"name":"live","version":"1.0",
+		"requested_attributes":{"who":{"name":"name","restrictions":[{"schema_name":"person","issuer_did":"55GkHamhTU1ZbTbV2ab9DE"}]},
+			"study":{"names":["degree","year"],"restrictions":[{"issuer_id":"did:web:issuer.example.com"}]}},
+		"requested_predicates":{"adult":{"name":"age","p_type":">=","p_value":18,"restrictions":[{"schema_name":"person"}]},
+			"young":{"name":"age","p_type":"<","p_value":65}}}}}`
+	for _, tt := range []struct {
+		name     string
+		args     []string
+		verified bool
+		reason   string
+	}{
+		{"valid", nil, true, ""},
+		{"raw changed", []string{"--tamper-raw"}, false, "encoding"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := postJSON(t, oobPath(orgA, "indy"), keyA, body)
+			if r.status != http.StatusCreated {
+				t.Fatalf("create: %d %s", r.status, r.body)
+			}
+			data := r.json(t)["data"].(map[string]any)
+			id := data["proofRecordId"].(string)
+			inv := invitationFromURL(t, data["invitationUrl"].(string))
+			verifierKey, err := didcomm.Verkey(inv["services"].([]any)[0].(map[string]any)["recipientKeys"].([]any)[0].(string))
+			if err != nil {
+				t.Fatal(err)
+			}
+			reqMsg := attachedRequest(t, inv)
+			anonReq, err := json.Marshal(formatAttachment(t, reqMsg))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(py, append([]string{filepath.Join("..", "scripts", "anoncreds-gen", "present.py"), anoncredsCorpus}, tt.args...)...)
+			cmd.Stdin = bytes.NewReader(anonReq)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			presentation, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("present.py: %v: %s", err, stderr.String())
+			}
+			w := sendIndyPresentation(t, inv, reqMsg["~thread"].(map[string]any), verifierKey, presentation)
+			checkIndyOutcome(t, storage, id, w, tt.verified, tt.reason)
+		})
+	}
 }

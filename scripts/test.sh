@@ -16,6 +16,8 @@ fi
 # TestCorpus); skipped with one line where Python or the package is missing.
 anoncreds_py=$(bash scripts/anoncreds-venv.sh | tail -n 1)
 if [ -n "$anoncreds_py" ]; then
+	# The reference as a wallet for integration TestAnonCredsLiveWallet.
+	export PROOFGATE_ANONCREDS_PYTHON="$anoncreds_py"
 	PROOFGATE_ANONCREDS_CORPUS=$(mktemp -d)
 	trap 'rm -rf "$PROOFGATE_ANONCREDS_CORPUS"' EXIT
 	if "$anoncreds_py" scripts/anoncreds-gen/gen.py "$PROOFGATE_ANONCREDS_CORPUS" 2>/dev/null; then

@@ -5,8 +5,8 @@ Reads an AnonCreds presentation request (JSON) on stdin and writes a
 presentation made with PyPI `anoncreds` from the corpus wallet
 (<corpus>/wallet/wallet.json, <corpus>/registry/). Each attribute referent
 is revealed from the first credential whose schema has the attribute(s)
-and whose cred_def_id / schema_id / schema_name meet the referent's
-restrictions; each predicate likewise. With --tamper-raw, the first
+and whose identifiers (cred_def_id, schema_*, issuer_*) meet the
+referent's restrictions; each predicate likewise. With --tamper-raw, the first
 revealed raw value is changed afterwards (its encoded value kept).
 
 Usage: present.py <corpus dir> [--tamper-raw] < request.json > presentation.json
@@ -36,8 +36,10 @@ def main():
         attrs = {canon(a) for a in schemas[sid]["attrNames"]}
         if not all(canon(n) in attrs for n in names):
             return False
+        issuer, schema_issuer = cred_defs[cid]["issuerId"], schemas[sid]["issuerId"]
         facts = {"cred_def_id": cid, "schema_id": sid, "schema_name": schemas[sid]["name"],
-                 "schema_version": schemas[sid]["version"]}
+                 "schema_version": schemas[sid]["version"], "issuer_id": issuer, "issuer_did": issuer,
+                 "schema_issuer_id": schema_issuer, "schema_issuer_did": schema_issuer}
         return not restrictions or any(all(facts.get(k) == v for k, v in r.items()) for r in restrictions)
 
     def pick(names, restrictions):
