@@ -10,11 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/google/uuid"
-
-	"github.com/proofgate/proofgate/internal/didcomm"
+	"github.com/proofgate/proofgate/internal/testenv/wallet"
 )
 
 // anoncredsCorpus is the corpus the reference library made
@@ -84,16 +81,8 @@ func TestAnonCredsThroughTheGateway(t *testing.T) {
 			}
 			data := r.json(t)["data"].(map[string]any)
 			id := data["proofRecordId"].(string)
-			inv := invitationFromURL(t, data["invitationUrl"].(string))
-			verifierKey, err := didcomm.Verkey(inv["services"].([]any)[0].(map[string]any)["recipientKeys"].([]any)[0].(string))
-			if err != nil {
-				t.Fatal(err)
-			}
-			thread := attachedRequest(t, inv)["~thread"].(map[string]any)
 			useCorpusRequest(t, storage, id, tc.Request)
-
-			w := sendIndyPresentation(t, inv, thread, verifierKey, tc.Presentation)
-
+			w, _ := sendIndyPresentation(t, data["invitationUrl"].(string), tc.Presentation)
 			checkIndyOutcome(t, storage, id, w, tt.verified, tt.reason)
 		})
 	}
@@ -127,35 +116,23 @@ func anoncredsGateway(t *testing.T) string {
 	return storage
 }
 
-// sendIndyPresentation posts a presentation over DIDComm as a new test
-// wallet and returns the wallet.
-func sendIndyPresentation(t *testing.T, inv, thread map[string]any, verifierKey string, presentation []byte) *wallet {
+// sendIndyPresentation answers an invitation with a presentation (raw
+// JSON) over DIDComm as the project's test wallet, and returns the wallet.
+func sendIndyPresentation(t *testing.T, longURL string, presentation []byte) (*wallet.T, *wallet.Invitation) {
 	t.Helper()
-	w := newWallet(t)
-	msg := map[string]any{
-		"@type":                "https://didcomm.org/present-proof/2.0/presentation",
-		"@id":                  uuid.NewString(),
-		"~thread":              map[string]any{"thid": thread["thid"], "pthid": thread["pthid"]},
-		"~service":             map[string]any{"recipientKeys": []string{w.verkey}, "routingKeys": []string{}, "serviceEndpoint": w.srv.URL},
-		"formats":              []any{map[string]any{"attach_id": "indy-0", "format": "hlindy/proof@v2.0"}},
-		"presentations~attach": []any{map[string]any{"@id": "indy-0", "mime-type": "application/json", "data": map[string]any{"base64": base64.StdEncoding.EncodeToString(presentation)}}},
-	}
-	plain, _ := json.Marshal(msg)
-	env, err := didcomm.Pack(plain, []string{verifierKey}, w.priv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := wallet.NewT(t, wallet.Options{})
+	inv := w.ReadInvitation(longURL)
+	env := w.Present(inv, json.RawMessage(presentation), false)
 	if d := do(t, http.MethodPost, "/didcomm", string(env), "Content-Type: application/didcomm-envelope-enc"); d.status != http.StatusAccepted {
 		t.Fatalf("presentation: %d %s", d.status, d.body)
 	}
-
-	return w
+	return w, inv
 }
 
 // checkIndyOutcome checks the stored record after a presentation: verified
 // and presentation-received (then accepted), or abandoned with the reason,
 // a problem report to the wallet and no accept.
-func checkIndyOutcome(t *testing.T, storage, id string, w *wallet, verified bool, reason string) {
+func checkIndyOutcome(t *testing.T, storage, id string, w *wallet.T, verified bool, reason string) {
 	t.Helper()
 	rec := storedRecord(t, storage, id)
 	verification, _ := rec["metadata"].(map[string]any)["verification"].(map[string]any)
@@ -164,13 +141,8 @@ func checkIndyOutcome(t *testing.T, storage, id string, w *wallet, verified bool
 			verification["reason"] != reason || !strings.Contains(rec["errorMessage"].(string), reason) {
 			t.Fatalf("record %v", rec)
 		}
-		select {
-		case m := <-w.got:
-			if !strings.Contains(string(m), "problem-report") {
-				t.Fatalf("wallet got %s", m)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatal("no problem report")
+		if m := w.Next(); !strings.Contains(m.Type(), "problem-report") {
+			t.Fatalf("wallet got %s", m.Raw)
 		}
 		if a := postJSON(t, acceptPath(id), keyA, ""); a.status != http.StatusConflict {
 			t.Fatalf("accept of an abandoned record: %d %s", a.status, a.body)
@@ -266,25 +238,19 @@ func TestAnonCredsLiveWallet(t *testing.T) {
 			}
 			data := r.json(t)["data"].(map[string]any)
 			id := data["proofRecordId"].(string)
-			inv := invitationFromURL(t, data["invitationUrl"].(string))
-			verifierKey, err := didcomm.Verkey(inv["services"].([]any)[0].(map[string]any)["recipientKeys"].([]any)[0].(string))
-			if err != nil {
-				t.Fatal(err)
-			}
-			reqMsg := attachedRequest(t, inv)
-			anonReq, err := json.Marshal(formatAttachment(t, reqMsg))
+			inv, err := wallet.ParseInvitation(data["invitationUrl"].(string))
 			if err != nil {
 				t.Fatal(err)
 			}
 			cmd := exec.Command(py, append([]string{filepath.Join("..", "scripts", "anoncreds-gen", "present.py"), anoncredsCorpus}, tt.args...)...)
-			cmd.Stdin = bytes.NewReader(anonReq)
+			cmd.Stdin = bytes.NewReader(inv.Payload)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			presentation, err := cmd.Output()
 			if err != nil {
 				t.Fatalf("present.py: %v: %s", err, stderr.String())
 			}
-			w := sendIndyPresentation(t, inv, reqMsg["~thread"].(map[string]any), verifierKey, presentation)
+			w, _ := sendIndyPresentation(t, data["invitationUrl"].(string), presentation)
 			checkIndyOutcome(t, storage, id, w, tt.verified, tt.reason)
 		})
 	}
