@@ -24,8 +24,8 @@ type credFacts struct {
 //   - schema_id, cred_def_id, rev_reg_id: the presentation's identifiers;
 //   - schema_issuer_did / schema_issuer_id, schema_name, schema_version:
 //     the schema; issuer_did / issuer_id: the credential definition's
-//     issuer. Issuer ids of any DID method compare as strings, with
-//     did:sov:X equal to the unqualified legacy X;
+//     issuer. Issuer ids of any DID method compare as strings (exactly:
+//     the reference does not equate did:sov:X with the legacy X either);
 //   - attr::<name>::value: the credential's attribute <name> has this raw
 //     value, which the presentation must reveal from that credential
 //     (an unrevealed value cannot be confirmed, so it does not meet it);
@@ -61,13 +61,13 @@ func meetsTag(tag, want string, c *credFacts) bool {
 	case "rev_reg_id":
 		return c.id.RevRegID != nil && *c.id.RevRegID == want
 	case "schema_issuer_did", "schema_issuer_id":
-		return sameIssuer(c.schema.IssuerID, want)
+		return c.schema.IssuerID == want
 	case "schema_name":
 		return c.schema.Name == want
 	case "schema_version":
 		return c.schema.Version == want
 	case "issuer_did", "issuer_id":
-		return sameIssuer(c.def.IssuerID, want)
+		return c.def.IssuerID == want
 	}
 	name, kind, ok := attrTag(tag)
 	if !ok {
@@ -80,12 +80,6 @@ func meetsTag(tag, want string, c *credFacts) bool {
 	default: // marker
 		return c.attrs[canonAttr(name)] && want == "1"
 	}
-}
-
-// sameIssuer compares issuer ids; a legacy unqualified DID equals its
-// did:sov: form.
-func sameIssuer(have, want string) bool {
-	return strings.TrimPrefix(have, "did:sov:") == strings.TrimPrefix(want, "did:sov:")
 }
 
 // attrTag parses "attr::<name>::value" and "attr::<name>::marker".

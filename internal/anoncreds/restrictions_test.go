@@ -28,7 +28,7 @@ func TestMeets(t *testing.T) {
 		{"schema_id", legacy, Restrictions{{"schema_id": "55GkHamhTU1ZbTbV2ab9DE:2:person:1.0"}}, true},
 		{"schema_id wrong", legacy, Restrictions{{"schema_id": "x"}}, false},
 		{"schema_issuer_did", legacy, Restrictions{{"schema_issuer_did": "55GkHamhTU1ZbTbV2ab9DE"}}, true},
-		{"schema_issuer_did did:sov", legacy, Restrictions{{"schema_issuer_did": "did:sov:55GkHamhTU1ZbTbV2ab9DE"}}, true},
+		{"schema_issuer_did did:sov is not the legacy DID", legacy, Restrictions{{"schema_issuer_did": "did:sov:55GkHamhTU1ZbTbV2ab9DE"}}, false},
 		{"schema_issuer_did did:web", web, Restrictions{{"schema_issuer_did": "did:web:x.example"}}, true},
 		{"schema_issuer_id wrong", web, Restrictions{{"schema_issuer_id": "did:web:y.example"}}, false},
 		{"schema_name", legacy, Restrictions{{"schema_name": "person"}}, true},
