@@ -57,21 +57,32 @@ func TestAnonCredsThroughTheGateway(t *testing.T) {
 		name     string
 		verified bool
 		reason   string
+		protocol string // v1 or v2 (default)
+		format   string // the 2.0 attachment format; default hlindy/proof@v2.0
 	}{
-		{"typical", true, ""},
-		{"pred-several", true, ""},
-		{"tamper-raw", false, "encoding"},
-		{"tamper-proof-e", false, "signature"},
-		{"pred-request-ge-30-for-31", false, "predicate"},
-		{"restr-cred-def-id-wrong", false, "restriction"},
+		{"typical", true, "", "", ""},
+		{"typical", true, "", "v1", ""},
+		{"typical", true, "", "", wallet.FormatAnonCredsPres},
+		{"tamper-proof-m2", false, "signature", "v1", ""},
+		{"pred-several", true, "", "", ""},
+		{"names-group", true, "", "", ""},
+		{"tamper-raw", false, "encoding", "", ""},
+		{"tamper-proof-e", false, "signature", "", ""},
+		{"tamper-foreign-predicate", false, "signature", "", ""},
+		{"pred-request-ge-30-for-31", false, "predicate", "", ""},
+		{"restr-cred-def-id-wrong", false, "restriction", "", ""},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
+		t.Run(tt.name+" "+tt.protocol+tt.format, func(t *testing.T) {
 			tc := anoncredsCaseNamed(t, tt.name)
 			var req map[string]any
 			if err := json.Unmarshal(tc.Request, &req); err != nil {
 				t.Fatal(err)
 			}
-			body, _ := json.Marshal(map[string]any{"isShortenUrl": false, "proofFormats": map[string]any{"indy": map[string]any{
+			protocol := tt.protocol
+			if protocol == "" {
+				protocol = "v2"
+			}
+			body, _ := json.Marshal(map[string]any{"isShortenUrl": false, "protocolVersion": protocol, "proofFormats": map[string]any{"indy": map[string]any{
 				"name": "proof", "version": "1.0",
 				"requested_attributes": req["requested_attributes"], "requested_predicates": req["requested_predicates"],
 			}}})
@@ -82,7 +93,7 @@ func TestAnonCredsThroughTheGateway(t *testing.T) {
 			data := r.json(t)["data"].(map[string]any)
 			id := data["proofRecordId"].(string)
 			useCorpusRequest(t, storage, id, tc.Request)
-			w, _ := sendIndyPresentation(t, data["invitationUrl"].(string), tc.Presentation)
+			w, _ := sendIndyPresentation(t, data["invitationUrl"].(string), tc.Presentation, tt.format)
 			checkIndyOutcome(t, storage, id, w, tt.verified, tt.reason)
 		})
 	}
@@ -117,12 +128,13 @@ func anoncredsGateway(t *testing.T) string {
 }
 
 // sendIndyPresentation answers an invitation with a presentation (raw
-// JSON) over DIDComm as the project's test wallet, and returns the wallet.
-func sendIndyPresentation(t *testing.T, longURL string, presentation []byte) (*wallet.T, *wallet.Invitation) {
+// JSON) over DIDComm as the project's test wallet, in the given 2.0
+// attachment format (default hlindy/proof@v2.0), and returns the wallet.
+func sendIndyPresentation(t *testing.T, longURL string, presentation []byte, format string) (*wallet.T, *wallet.Invitation) {
 	t.Helper()
 	w := wallet.NewT(t, wallet.Options{})
 	inv := w.ReadInvitation(longURL)
-	env := w.Present(inv, json.RawMessage(presentation), false)
+	env := w.Pack(inv, w.Presentation(inv, json.RawMessage(presentation), wallet.PresentOptions{Format: format}), false)
 	if d := do(t, http.MethodPost, "/didcomm", string(env), "Content-Type: application/didcomm-envelope-enc"); d.status != http.StatusAccepted {
 		t.Fatalf("presentation: %d %s", d.status, d.body)
 	}
@@ -255,7 +267,7 @@ func TestAnonCredsLiveWallet(t *testing.T) {
 			if err != nil {
 				t.Fatalf("present.py: %v: %s", err, stderr.String())
 			}
-			w, _ := sendIndyPresentation(t, data["invitationUrl"].(string), presentation)
+			w, _ := sendIndyPresentation(t, data["invitationUrl"].(string), presentation, "")
 			checkIndyOutcome(t, storage, id, w, tt.verified, tt.reason)
 		})
 	}
