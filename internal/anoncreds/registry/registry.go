@@ -153,11 +153,15 @@ func (r *Registry) store(key cacheKey, e entry) {
 	r.cache[key] = e
 }
 
-// checkID refuses ids no registry uses: empty, overlong, or with control
-// characters.
+// checkID refuses ids no registry uses: empty, overlong, with control
+// characters, or "." and ".." (which would move up the path of the
+// operator's resolver URL).
 func checkID(id string) error {
 	if id == "" || len(id) > maxID {
 		return fmt.Errorf("empty or longer than %d bytes", maxID)
+	}
+	if id == "." || id == ".." {
+		return errors.New("a path step, not an id")
 	}
 	for _, c := range id {
 		if c < 0x20 || c == 0x7f {

@@ -155,8 +155,10 @@ func TestHTTPAndCache(t *testing.T) {
 		t.Fatalf("failure cached: %d", hits.Load())
 	}
 	// Ids that no registry uses never leave the process.
-	if _, err := r.Schema(ctx, strings.Repeat("a", 600)); !errors.Is(err, anoncreds.ErrUnknown) || hits.Load() != 6 {
-		t.Fatal(err)
+	for _, id := range []string{strings.Repeat("a", 600), "..", ".", "a\nb", ""} {
+		if _, err := r.Schema(ctx, id); !errors.Is(err, anoncreds.ErrUnknown) || hits.Load() != 6 {
+			t.Fatalf("%q: %v", id, err)
+		}
 	}
 }
 
