@@ -18,13 +18,19 @@ anoncreds_py=$(bash scripts/anoncreds-venv.sh | tail -n 1)
 if [ -n "$anoncreds_py" ]; then
 	# The reference as a wallet for integration TestAnonCredsLiveWallet.
 	export PROOFGATE_ANONCREDS_PYTHON="$anoncreds_py"
-	PROOFGATE_ANONCREDS_CORPUS=$(mktemp -d)
-	trap 'rm -rf "$PROOFGATE_ANONCREDS_CORPUS"' EXIT
-	if "$anoncreds_py" scripts/anoncreds-gen/gen.py "$PROOFGATE_ANONCREDS_CORPUS" 2>/dev/null; then
-		export PROOFGATE_ANONCREDS_CORPUS
+	anoncreds_tmp=$(mktemp -d)
+	trap 'rm -rf "$anoncreds_tmp"' EXIT
+	if "$anoncreds_py" scripts/anoncreds-gen/gen.py "$anoncreds_tmp/fresh" 2>/dev/null; then
+		export PROOFGATE_ANONCREDS_CORPUS="$anoncreds_tmp/fresh"
 	else
 		echo "anoncreds reference: the corpus generator failed, fresh corpus skipped"
-		unset PROOFGATE_ANONCREDS_CORPUS
+	fi
+	# Mutations of the committed corpus, judged by the reference (new ones
+	# each run: the seed is the date).
+	if RATE=0.08 "$anoncreds_py" scripts/anoncreds-gen/mutate.py testdata/anoncreds "$anoncreds_tmp/mutated" "$(date +%s)" 2>/dev/null; then
+		export PROOFGATE_ANONCREDS_MUTATED="$anoncreds_tmp/mutated"
+	else
+		echo "anoncreds reference: the mutation generator failed, differential corpus skipped"
 	fi
 fi
 

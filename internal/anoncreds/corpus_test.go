@@ -109,11 +109,16 @@ func loadRegistryFrom(t testing.TB, dir string) *mapResolver {
 //
 // scripts/test.sh, where Python and the anoncreds package are available,
 // also makes a fresh corpus (new keys, new proofs) and points
-// PROOFGATE_ANONCREDS_CORPUS at it; it is checked the same way.
+// PROOFGATE_ANONCREDS_CORPUS at it, and a differential one of mutated
+// presentations (scripts/anoncreds-gen/mutate.py) at
+// PROOFGATE_ANONCREDS_MUTATED; both are checked the same way.
 func TestCorpus(t *testing.T) {
 	t.Run("committed", func(t *testing.T) { checkCorpus(t, corpusDir) })
 	if dir := os.Getenv("PROOFGATE_ANONCREDS_CORPUS"); dir != "" {
 		t.Run("fresh", func(t *testing.T) { checkCorpus(t, dir) })
+	}
+	if dir := os.Getenv("PROOFGATE_ANONCREDS_MUTATED"); dir != "" {
+		t.Run("mutated", func(t *testing.T) { checkCorpus(t, dir) })
 	}
 }
 

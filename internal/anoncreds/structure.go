@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 
 	"github.com/proofgate/proofgate/internal/anoncreds/cl"
 	"github.com/proofgate/proofgate/internal/verify"
@@ -130,13 +131,25 @@ func checkRevealed(ref, name, raw, encoded string, sp *cl.SubProof) []problem {
 	if !ok {
 		return []problem{{verify.ReasonSignature, fmt.Sprintf("revealed attribute %q (%s) is not revealed by the proof", ref, name)}}
 	}
-	if encoded != inProof.String() {
+	// As the reference compares: an encoded value that reads as a 32-bit
+	// integer in its canonical form ("007" is 7), anything else as written.
+	if normalizeEncoded(encoded) != inProof.String() {
 		return []problem{{verify.ReasonEncoding, fmt.Sprintf("revealed attribute %q (%s): encoded value %s differs from the proof's", ref, name, encoded)}}
 	}
-	if Encode(raw) != encoded {
+	if Encode(raw) != normalizeEncoded(encoded) {
 		return []problem{{verify.ReasonEncoding, fmt.Sprintf("revealed attribute %q (%s): raw value %q does not encode to %s", ref, name, raw, encoded)}}
 	}
 	return nil
+}
+
+// normalizeEncoded is an encoded value in the form the reference compares
+// (anoncreds-rs normalize_encoded_attr): a 32-bit integer in canonical
+// decimal, anything else unchanged.
+func normalizeEncoded(encoded string) string {
+	if v, err := strconv.ParseInt(encoded, 10, 32); err == nil {
+		return strconv.FormatInt(v, 10)
+	}
+	return encoded
 }
 
 // provesPredicate tells whether a sub proof has a GE proof of exactly

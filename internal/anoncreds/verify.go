@@ -55,6 +55,9 @@ func (v *Verifier) Verify(ctx context.Context, requestJSON, presentationJSON []b
 	if !ok || nonce.Sign() < 0 || nonce.BitLen() > 256 {
 		return fail(verify.ReasonMalformed, "the presentation request's nonce is not a decimal number")
 	}
+	if err := checkShape(presentationJSON); err != nil {
+		return fail(verify.ReasonMalformed, "%v", err)
+	}
 	var pres Presentation
 	if err := json.Unmarshal(presentationJSON, &pres); err != nil {
 		return fail(verify.ReasonMalformed, "the presentation cannot be read: %v", err)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"strings"
 )
 
 // Size bounds on the numbers a prover sends. Everything a presentation
@@ -42,8 +43,11 @@ func parseDec(field, s string, maxBits int) (*big.Int, error) {
 	if len(digits) > 0 && digits[0] == '-' {
 		digits = digits[1:]
 	}
-	// log10(2) < 0.30103: maxBits bits have at most maxBits*0.30103+1 digits.
-	if len(digits) == 0 || len(digits) > maxBits*30103/100000+1 {
+	// Leading zeros are taken (the reference parses "007" as 7) but do
+	// not count: log10(2) < 0.30103, so maxBits bits have at most
+	// maxBits*0.30103+1 significant digits.
+	significant := strings.TrimLeft(digits, "0")
+	if len(digits) == 0 || len(significant) > maxBits*30103/100000+1 {
 		return nil, fmt.Errorf("%s: not a decimal integer of at most %d bits", field, maxBits)
 	}
 	for i := 0; i < len(digits); i++ {
@@ -85,7 +89,10 @@ func parseMap(field string, m map[string]string, limit int, parse func(string, s
 }
 
 func exponent(field, s string) (*big.Int, error) { return parseDec(field, s, MaxExponentBits) }
-func element(field, s string) (*big.Int, error)  { return parseNonNeg(field, s, MaxElementBits) }
+
+// element reads a group element; a negative one is taken, as the
+// reference takes it, and reduced modulo n where it is used.
+func element(field, s string) (*big.Int, error) { return parseDec(field, s, MaxElementBits) }
 
 // byteList is a JSON array of byte values (the reference serializes
 // Vec<u8> so), of at most MaxCListEntryBytes.

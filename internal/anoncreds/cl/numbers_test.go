@@ -19,6 +19,8 @@ func TestParseDec(t *testing.T) {
 		{"", 8, true},
 		{"-", 8, true},
 		{"+1", 8, true},
+		{"000255", 8, false},
+		{strings.Repeat("0", 100) + "1", 8, false},
 		{" 1", 8, true},
 		{"1e3", 64, true},
 		{"0x10", 64, true},
