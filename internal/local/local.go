@@ -16,11 +16,10 @@ import (
 	"github.com/caddyserver/certmagic"
 	"go.uber.org/zap"
 
-	"github.com/proofgate/proofgate/internal/anoncreds"
 	"github.com/proofgate/proofgate/internal/anoncreds/registry"
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/proofs"
-	"github.com/proofgate/proofgate/internal/verify"
+	"github.com/proofgate/proofgate/internal/verify/w3c"
 )
 
 func init() {
@@ -76,6 +75,13 @@ type Local struct {
 	// Default: Caddy's global storage.
 	StorageRaw json.RawMessage `json:"storage,omitempty" caddy:"namespace=caddy.storage inline_key=module"`
 
+	// Options configure the cryptographic verification of W3C
+	// presentations (presentation exchange): trusted_issuers,
+	// jsonld_contexts, did_resolver, require_domain, holder_binding,
+	// status_unknown, clock_skew, max_credentials. Embedded: in JSON they
+	// sit beside the fields above.
+	w3c.Options
+
 	svc    *proofs.Service
 	agent  *proofs.Agent
 	logger *zap.Logger
@@ -106,6 +112,8 @@ func (l *Local) Provision(ctx caddy.Context) error {
 	l.PublicURL = repl.ReplaceKnown(l.PublicURL, "")
 	l.DIDCommEndpoint = repl.ReplaceKnown(l.DIDCommEndpoint, "")
 	l.Label = repl.ReplaceKnown(l.Label, "")
+	l.JSONLDContexts = repl.ReplaceKnown(l.JSONLDContexts, "")
+	l.DIDResolver = repl.ReplaceKnown(l.DIDResolver, "")
 	if err := l.check(); err != nil {
 		return err
 	}
@@ -127,25 +135,21 @@ func (l *Local) Provision(ctx caddy.Context) error {
 		storage = ctx.Storage()
 	}
 
+	verifiers, err := l.verifiers()
+	if err != nil {
+		return err
+	}
 	label := l.Label
 	if label == "" {
 		u, _ := url.Parse(l.PublicURL) // checked
 		label = u.Hostname()
 	}
-	anonRegistry, err := l.AnonCredsRegistry.Build(repl)
-	if err != nil {
-		return err
-	}
-	anonVerifier := anoncreds.FormatVerifier{V: &anoncreds.Verifier{
-		Resolver:                  anonRegistry,
-		AcceptUncheckedRevocation: l.AnonCredsRegistry.AcceptUncheckedRevocation(),
-	}}
 	svc, err := proofs.New(storage, proofs.Config{
 		PublicURL:    l.PublicURL,
 		Endpoint:     l.DIDCommEndpoint,
 		Label:        label,
 		ClusterLocks: l.Cluster,
-		Verifiers:    verify.NewSet(anonVerifier),
+		Verifiers:    verifiers,
 	})
 	if err != nil {
 		return err
@@ -181,7 +185,7 @@ func (l *Local) check() error {
 			return err
 		}
 	}
-	return nil
+	return l.Options.Validate()
 }
 
 // checkURL requires an absolute URL with one of schemes, a host, and no
