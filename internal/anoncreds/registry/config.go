@@ -19,7 +19,8 @@ type Config struct {
 	Sources []SourceConfig `json:"sources,omitempty"`
 
 	// CacheTTL is how long a resolved document is kept (default 10m).
-	// Unknown ids are remembered for at most 30s.
+	// Failed lookups (unknown ids, sources down) are remembered for at
+	// most 30s.
 	CacheTTL caddy.Duration `json:"cache_ttl,omitempty"`
 
 	// RevocationUnchecked is "refuse" (default) or "accept". Non-revocation

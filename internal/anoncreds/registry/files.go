@@ -36,12 +36,17 @@ const (
 //     definition>, ...}.
 type Files struct {
 	dir  string
-	docs map[cacheKey][]byte
+	docs map[docKey][]byte
+}
+
+type docKey struct {
+	kind Kind
+	id   string
 }
 
 // LoadFiles reads a registry directory.
 func LoadFiles(dir string) (*Files, error) {
-	f := &Files{dir: dir, docs: map[cacheKey][]byte{}}
+	f := &Files{dir: dir, docs: map[docKey][]byte{}}
 	n := 0
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -165,7 +170,7 @@ func (f *Files) put(kind Kind, id string, doc []byte) error {
 	if err != nil {
 		return err
 	}
-	key := cacheKey{kind, id}
+	key := docKey{kind, id}
 	if old, dup := f.docs[key]; dup && !bytes.Equal(old, doc) {
 		return fmt.Errorf("%s %s given twice, differently", kind, id)
 	}
@@ -175,7 +180,7 @@ func (f *Files) put(kind Kind, id string, doc []byte) error {
 
 // Fetch implements Source.
 func (f *Files) Fetch(_ context.Context, kind Kind, id string) ([]byte, error) {
-	if doc, ok := f.docs[cacheKey{kind, id}]; ok {
+	if doc, ok := f.docs[docKey{kind, id}]; ok {
 		return doc, nil
 	}
 	return nil, fmt.Errorf("%s %s: %w", kind, id, anoncreds.ErrUnknown)

@@ -7,10 +7,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/proofgate/proofgate/internal/anoncreds"
+	"github.com/proofgate/proofgate/internal/ttlcache"
 )
 
 // Kind is what is looked up.
@@ -38,40 +38,27 @@ const (
 	// flood of presentations naming made-up ids does not become a flood of
 	// lookups.
 	negativeTTL = 30 * time.Second
-	// maxEntries bounds the cache; when full, expired entries go first,
-	// then the whole cache is dropped (lookups are cheap to redo).
+	// maxEntries bounds the cache (least recently stored go first).
 	maxEntries = 4096
 	// maxID bounds an id taken from a presentation.
 	maxID = 512
 )
 
-// Registry is an anoncreds.Resolver over sources, with a cache.
+// Registry is an anoncreds.Resolver over sources, with a cache
+// (internal/ttlcache: bounded, one fetch per id at a time).
 type Registry struct {
 	sources []Source
-	ttl     time.Duration
-	now     func() time.Time
-
-	mu    sync.Mutex
-	cache map[cacheKey]entry
-}
-
-type cacheKey struct {
-	kind Kind
-	id   string
-}
-
-type entry struct {
-	value   any // *anoncreds.Schema or *anoncreds.CredentialDefinition; nil: unknown
-	expires time.Time
+	cache   *ttlcache.Cache[any] // *anoncreds.Schema or *anoncreds.CredentialDefinition
 }
 
 // New returns a registry asking sources in order and caching for ttl
-// (DefaultTTL when zero).
+// (DefaultTTL when zero). A lookup that failed (no source knows the id, or
+// none could answer) is remembered for at most 30s.
 func New(ttl time.Duration, sources ...Source) *Registry {
 	if ttl <= 0 {
 		ttl = DefaultTTL
 	}
-	return &Registry{sources: sources, ttl: ttl, now: time.Now, cache: map[cacheKey]entry{}}
+	return &Registry{sources: sources, cache: ttlcache.New[any](maxEntries, ttl, min(negativeTTL, ttl))}
 }
 
 var _ anoncreds.Resolver = (*Registry)(nil)
@@ -98,59 +85,29 @@ func (r *Registry) lookup(ctx context.Context, kind Kind, id string, parse func(
 	if err := checkID(id); err != nil {
 		return nil, fmt.Errorf("%s id: %v: %w", kind, err, anoncreds.ErrUnknown)
 	}
-	key := cacheKey{kind, id}
-	now := r.now()
-	r.mu.Lock()
-	e, ok := r.cache[key]
-	r.mu.Unlock()
-	if ok && now.Before(e.expires) {
-		if e.value == nil {
-			return nil, fmt.Errorf("%s %s: %w", kind, id, anoncreds.ErrUnknown)
-		}
-		return e.value, nil
-	}
-
-	var failures []error
-	for _, src := range r.sources {
-		doc, err := src.Fetch(ctx, kind, id)
-		if errors.Is(err, anoncreds.ErrUnknown) {
-			continue
-		}
-		if err != nil {
-			failures = append(failures, fmt.Errorf("%s: %v", src.Name(), err))
-			continue
-		}
-		v, err := parse(doc)
-		if err != nil {
-			failures = append(failures, fmt.Errorf("%s: %v", src.Name(), err))
-			continue
-		}
-		r.store(key, entry{v, now.Add(r.ttl)})
-		return v, nil
-	}
-	if len(failures) > 0 {
-		// Not cached: a source that is down may answer next time.
-		return nil, fmt.Errorf("%s %s: %w", kind, id, errors.Join(failures...))
-	}
-	r.store(key, entry{nil, now.Add(min(negativeTTL, r.ttl))})
-	return nil, fmt.Errorf("%s %s: %w", kind, id, anoncreds.ErrUnknown)
-}
-
-func (r *Registry) store(key cacheKey, e entry) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.cache) >= maxEntries {
-		now := r.now()
-		for k, old := range r.cache {
-			if !now.Before(old.expires) {
-				delete(r.cache, k)
+	return r.cache.Get(ctx, string(kind)+"\x00"+id, func(ctx context.Context) (any, error) {
+		var failures []error
+		for _, src := range r.sources {
+			doc, err := src.Fetch(ctx, kind, id)
+			if errors.Is(err, anoncreds.ErrUnknown) {
+				continue
 			}
+			if err != nil {
+				failures = append(failures, fmt.Errorf("%s: %v", src.Name(), err))
+				continue
+			}
+			v, err := parse(doc)
+			if err != nil {
+				failures = append(failures, fmt.Errorf("%s: %v", src.Name(), err))
+				continue
+			}
+			return v, nil
 		}
-		if len(r.cache) >= maxEntries {
-			r.cache = map[cacheKey]entry{}
+		if len(failures) > 0 {
+			return nil, fmt.Errorf("%s %s: %w", kind, id, errors.Join(failures...))
 		}
-	}
-	r.cache[key] = e
+		return nil, fmt.Errorf("%s %s: %w", kind, id, anoncreds.ErrUnknown)
+	})
 }
 
 // checkID refuses ids no registry uses: empty, overlong, with control

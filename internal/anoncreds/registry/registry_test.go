@@ -124,7 +124,7 @@ func TestHTTPAndCache(t *testing.T) {
 	}
 	r := New(time.Minute, src)
 	now := time.Unix(1700000000, 0)
-	r.now = func() time.Time { return now }
+	r.cache.SetClock(func() time.Time { return now })
 	ctx := context.Background()
 
 	if _, err := r.CredentialDefinition(ctx, degreeDef); err != nil {
@@ -147,12 +147,17 @@ func TestHTTPAndCache(t *testing.T) {
 	if _, err := r.CredentialDefinition(ctx, "nope"); !errors.Is(err, anoncreds.ErrUnknown) || hits.Load() != 4 {
 		t.Fatalf("unknown id fetched again at once: %d", hits.Load())
 	}
-	// A source that fails is an error, not "unknown", and is not cached.
+	// A source that fails is an error, not "unknown"; it is asked again
+	// after at most 30s.
 	if _, err := r.CredentialDefinition(ctx, "down"); err == nil || errors.Is(err, anoncreds.ErrUnknown) || !strings.Contains(err.Error(), "HTTP 502") {
 		t.Fatal(err)
 	}
+	if _, err := r.CredentialDefinition(ctx, "down"); err == nil || hits.Load() != 5 {
+		t.Fatalf("failure asked again at once: %d", hits.Load())
+	}
+	now = now.Add(31 * time.Second)
 	if _, err := r.CredentialDefinition(ctx, "down"); err == nil || hits.Load() != 6 {
-		t.Fatalf("failure cached: %d", hits.Load())
+		t.Fatalf("failure not asked again: %d", hits.Load())
 	}
 	// Ids that no registry uses never leave the process.
 	for _, id := range []string{strings.Repeat("a", 600), "..", ".", "a\nb", ""} {
