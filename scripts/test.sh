@@ -43,14 +43,14 @@ if [ -n "$anoncreds_py" ]; then
 	if "$anoncreds_py" scripts/anoncreds-gen/gen.py "$anoncreds_tmp/fresh" 2>/dev/null; then
 		export PROOFGATE_ANONCREDS_CORPUS="$anoncreds_tmp/fresh"
 	else
-		echo "anoncreds reference: the corpus generator failed, fresh corpus skipped"
+		echo "anoncreds reference: the corpus generator failed, fresh corpus skipped" >&2
 	fi
 	# Mutations of the committed corpus, judged by the reference (seed 1;
 	# run mutate.py with other seeds to look further).
 	if RATE=0.08 "$anoncreds_py" scripts/anoncreds-gen/mutate.py testdata/anoncreds "$anoncreds_tmp/mutated" 1 2>/dev/null; then
 		export PROOFGATE_ANONCREDS_MUTATED="$anoncreds_tmp/mutated"
 	else
-		echo "anoncreds reference: the mutation generator failed, differential corpus skipped"
+		echo "anoncreds reference: the mutation generator failed, differential corpus skipped" >&2
 	fi
 fi
 
