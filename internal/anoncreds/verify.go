@@ -78,6 +78,15 @@ func (v *Verifier) Verify(ctx context.Context, requestJSON, presentationJSON []b
 	if problems := checkStructure(&req, &pres, proof); len(problems) > 0 {
 		return failAll(problems)
 	}
+	// A prover proves the predicates it was asked; more predicate proofs
+	// would only be work for us.
+	geProofs := 0
+	for _, sp := range proof.Sub {
+		geProofs += len(sp.GE)
+	}
+	if geProofs > len(req.RequestedPredicates) {
+		return fail(verify.ReasonLimits, "the proof has %d predicate proofs for %d requested predicates", geProofs, len(req.RequestedPredicates))
+	}
 
 	// 2. The credentials: schema and definition of each, from the
 	//    registry.
@@ -157,7 +166,10 @@ func (v *Verifier) Verify(ctx context.Context, requestJSON, presentationJSON []b
 	}
 
 	// 5. The CL proof.
-	err = cl.Verify(proof, creds, nonce)
+	err = cl.Verify(ctx, proof, creds, nonce)
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fail(verify.ReasonLimits, "verification stopped: %v", ctxErr)
+	}
 	for i := range verdict.Credentials {
 		verdict.Credentials[i].Signature = map[bool]string{true: verify.OK, false: verify.Failed}[err == nil]
 	}

@@ -2,6 +2,7 @@ package anoncreds
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -116,5 +117,27 @@ func BenchmarkVerifyTypical(b *testing.B) {
 		if got := v.Verify(context.Background(), tc.Request, tc.Presentation); !got.Verified {
 			b.Fatal(got)
 		}
+	}
+}
+
+func TestDeadlineAndWork(t *testing.T) {
+	v := &Verifier{Resolver: loadRegistry(t)}
+	tc := corpusCaseNamed(t, "typical")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if got := v.Verify(ctx, tc.Request, tc.Presentation); got.Verified || got.Reason != verify.ReasonLimits {
+		t.Fatalf("after the deadline: %+v", got)
+	}
+	// Extra predicate proofs are work the request did not ask for.
+	var pres map[string]any
+	if err := json.Unmarshal(tc.Presentation, &pres); err != nil {
+		t.Fatal(err)
+	}
+	primary := pres["proof"].(map[string]any)["proofs"].([]any)[0].(map[string]any)["primary_proof"].(map[string]any)
+	ge := primary["ge_proofs"].([]any)
+	primary["ge_proofs"] = append(ge, ge[0], ge[0])
+	more, _ := json.Marshal(pres)
+	if got := v.Verify(context.Background(), tc.Request, more); got.Verified || got.Reason != verify.ReasonLimits {
+		t.Fatalf("extra predicate proofs: %+v", got)
 	}
 }

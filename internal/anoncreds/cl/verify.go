@@ -1,6 +1,7 @@
 package cl
 
 import (
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -42,7 +43,11 @@ func reject(format string, args ...any) error {
 //
 // Verification handles public values only; nothing here is secret, so
 // math/big's variable-time arithmetic leaks nothing.
-func Verify(p *Proof, creds []Credential, nonce *big.Int) error {
+//
+// Verify stops with ctx's error when ctx ends: a hostile proof within the
+// size bounds can still ask for many exponentiations, and the caller's
+// deadline bounds them.
+func Verify(ctx context.Context, p *Proof, creds []Credential, nonce *big.Int) error {
 	if len(p.Sub) != len(creds) {
 		return reject("%d sub proofs for %d credentials", len(p.Sub), len(creds))
 	}
@@ -64,7 +69,10 @@ func Verify(p *Proof, creds []Credential, nonce *big.Int) error {
 		} else if linkSecret.Cmp(ms) != 0 {
 			return reject("sub proof %d: the link secret differs from the first credential's", i)
 		}
-		taus, err := primaryTaus(cred, sp, p.CHash)
+		taus, err := primaryTaus(ctx, cred, sp, p.CHash)
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return ctxErr
+		}
 		if err != nil {
 			return fmt.Errorf("%w: sub proof %d: %v", ErrRejected, i, err)
 		}
@@ -84,17 +92,20 @@ func Verify(p *Proof, creds []Credential, nonce *big.Int) error {
 
 // primaryTaus recomputes the commitments of one sub proof: the equality
 // proof's t̂, then six per GE proof.
-func primaryTaus(cred Credential, sp *SubProof, c *big.Int) ([]*big.Int, error) {
+func primaryTaus(ctx context.Context, cred Credential, sp *SubProof, c *big.Int) ([]*big.Int, error) {
 	pk := cred.Key
 	if pk == nil {
 		return nil, errors.New("no public key")
 	}
-	t, err := equalityTau(pk, cred.Attrs, &sp.Eq, c)
+	t, err := equalityTau(ctx, pk, cred.Attrs, &sp.Eq, c)
 	if err != nil {
 		return nil, err
 	}
 	taus := []*big.Int{t}
 	for k := range sp.GE {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		ts, err := predicateTaus(pk, &sp.GE[k], c)
 		if err != nil {
 			return nil, fmt.Errorf("predicate proof %d: %v", k, err)
@@ -130,7 +141,7 @@ func mulMod(a, b, n *big.Int) *big.Int {
 // equalityTau computes
 //
 //	T̂ = (Z / (A'^(2^596) · Π_revealed R_i^m_i))^(-c) · A'^ê · Π_hidden R_j^m̂_j · S^v̂ · Rctxt^m̂2  (mod n).
-func equalityTau(pk *PublicKey, attrs []string, eq *EqProof, c *big.Int) (*big.Int, error) {
+func equalityTau(ctx context.Context, pk *PublicKey, attrs []string, eq *EqProof, c *big.Int) (*big.Int, error) {
 	n := pk.N
 	aPrime := new(big.Int).Mod(eq.APrime, n)
 	t, err := modExp(aPrime, eq.E, n)
@@ -143,6 +154,9 @@ func equalityTau(pk *PublicKey, attrs []string, eq *EqProof, c *big.Int) (*big.I
 	for _, name := range hidden {
 		if _, revealed := eq.Revealed[name]; revealed {
 			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 		r, ok := pk.R[name]
 		if !ok {
@@ -173,6 +187,9 @@ func equalityTau(pk *PublicKey, attrs []string, eq *EqProof, c *big.Int) (*big.I
 		return nil, err
 	}
 	for name, value := range eq.Revealed {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		r, ok := pk.R[name]
 		if !ok {
 			return nil, fmt.Errorf("the credential definition has no key for the revealed %q", name)
