@@ -10,6 +10,7 @@ const (
 	routeAccept
 	routeShortURL
 	routeDIDComm
+	routeRecord
 )
 
 // operation is the route's metrics label.
@@ -21,6 +22,8 @@ func (rt route) operation() string {
 		return opAccept
 	case routeDIDComm:
 		return opDIDComm
+	case routeRecord:
+		return opGetRecord
 	default:
 		return opShortURL
 	}
@@ -40,6 +43,9 @@ func (h *Handler) match(path string) (route, string) {
 	if rest, ok := strings.CutPrefix(path, "/proofs/"); ok {
 		if id, ok := strings.CutSuffix(rest, "/accept-presentation"); ok && segment(id) {
 			return routeAccept, id
+		}
+		if segment(rest) {
+			return routeRecord, rest
 		}
 		return routeNone, ""
 	}

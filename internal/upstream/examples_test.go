@@ -35,6 +35,11 @@ func TestExamples(t *testing.T) {
 			if err != nil {
 				t.Fatalf("adapt: %v", err)
 			}
+			// Secrets stay runtime placeholders: the adapted config (what
+			// Caddy's admin API and autosave.json show) never holds them.
+			if strings.Contains(string(out), "s3cret") {
+				t.Errorf("the agent secret is in the adapted config")
+			}
 			if len(warns) > 0 {
 				t.Errorf("warnings: %v", warns)
 			}
@@ -76,7 +81,7 @@ func TestExamples(t *testing.T) {
 				t.Fatalf("handlers %v, want proofgate before reverse_proxy", order)
 			}
 			b, _ := gw["backends"].(map[string]any)["agent"].(map[string]any)
-			if b["type"] != tt.typ || b["url"] != "http://127.0.0.1:8999" || b[tt.secretField] != "s3cret" || gw["default_backend"] != "agent" {
+			if b["type"] != tt.typ || b["url"] != "http://127.0.0.1:8999" || b[tt.secretField] != "{env."+tt.secretVar+"}" || gw["default_backend"] != "agent" {
 				t.Errorf("backend %v, default %v", b, gw["default_backend"])
 			}
 			ups, _ := proxy["upstreams"].([]any)
