@@ -110,6 +110,49 @@ func TestAnonCredsThroughTheGateway(t *testing.T) {
 	}
 }
 
+// TestAnonCredsContentApproved: with autoAcceptProof contentApproved, the
+// AnonCreds verdict decides: a valid presentation is accepted at once
+// (done, isVerified true, the ack goes to the wallet), a tampered one is
+// abandoned.
+func TestAnonCredsContentApproved(t *testing.T) {
+	storage := anoncredsGateway(t)
+	for _, tt := range []struct {
+		name  string
+		state string
+	}{{"typical", "done"}, {"tamper-raw", "abandoned"}, {"tamper-proof-v", "abandoned"}} {
+		t.Run(tt.name, func(t *testing.T) {
+			tc := anoncredsCaseNamed(t, tt.name)
+			var req map[string]any
+			if err := json.Unmarshal(tc.Request, &req); err != nil {
+				t.Fatal(err)
+			}
+			body, _ := json.Marshal(map[string]any{"isShortenUrl": false, "autoAcceptProof": "contentApproved", "proofFormats": map[string]any{"indy": map[string]any{
+				"name": "proof", "version": "1.0",
+				"requested_attributes": req["requested_attributes"], "requested_predicates": req["requested_predicates"],
+			}}})
+			r := postJSON(t, oobPath(orgA, "indy"), keyA, string(body))
+			if r.status != http.StatusCreated {
+				t.Fatalf("create: %d %s", r.status, r.body)
+			}
+			data := r.json(t)["data"].(map[string]any)
+			id := data["proofRecordId"].(string)
+			useCorpusRequest(t, storage, id, tc.Request)
+			w, _ := sendIndyPresentation(t, data["invitationUrl"].(string), tc.Presentation, "")
+			rec := storedRecord(t, storage, id)
+			if rec["state"] != tt.state || rec["isVerified"] != (tt.state == "done") {
+				t.Fatalf("record %v", rec)
+			}
+			want := "problem-report"
+			if tt.state == "done" {
+				want = "present-proof/2.0/ack"
+			}
+			if m := w.Next(); !strings.Contains(m.Type(), want) {
+				t.Fatalf("wallet got %s, want a %s", m.Raw, want)
+			}
+		})
+	}
+}
+
 // TestAnonCredsCorpusThroughTheGateway sends every case of the corpus
 // through the gateway as TestAnonCredsThroughTheGateway does: the record
 // must end verified exactly where the reference verified (or where the
