@@ -66,11 +66,13 @@ type Local struct {
 	// your own network (tests, a private deployment).
 	AllowPrivateEndpoints bool `json:"allow_private_endpoints,omitempty"`
 
-	// AnonCredsRegistry says where the AnonCreds (indy) verifier finds
-	// schemas and credential definitions (files, the org's agent, an HTTP
-	// resolver) and what it does with revocation it cannot check. Without
-	// it no credential definition is known and every indy presentation
-	// fails with "unknown credential definition".
+	// AnonCredsRegistry turns on the cryptographic verification of indy
+	// (AnonCreds) presentations and says where the verifier finds schemas
+	// and credential definitions (files, the org's agent, an HTTP
+	// resolver) and what it does with revocation it cannot check. An id no
+	// source knows fails the presentation with "unknown credential
+	// definition". Without the block, indy presentations are checked
+	// structurally only and isVerified stays unset.
 	AnonCredsRegistry *registry.Config `json:"anoncreds_registry,omitempty"`
 
 	// RecordRetention is how long done and abandoned records (with their
