@@ -1,0 +1,423 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Request bodies of the targets.
+const (
+	indyCreate = `{"isShortenUrl":false,"proofFormats":{"indy":{"name":"age","version":"1.0","requested_attributes":{"a":{"name":"name","restrictions":[{"cred_def_id":"WgWxqztrNooG92RXvxSTWv:3:CL:20:tag"}]}},"requested_predicates":{"p":{"name":"age","p_type":">=","p_value":18}}}}}`
+	badRequest = `{"isShortenUrl":1,"proofFormats":{"indy":{}}}`
+)
+
+// child is a process the bench started.
+type child struct {
+	name string
+	cmd  *exec.Cmd
+}
+
+func (c *child) stop() {
+	if c == nil || c.cmd.Process == nil {
+		return
+	}
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = c.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = c.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// start re-executes this program in role with args, its output to logPath.
+func start(role, logPath string, args ...string) (*child, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self, append([]string{"-role", role}, args...)...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, err
+	}
+	go func() { _ = cmd.Wait(); logFile.Close() }()
+	return &child{name: role, cmd: cmd}, nil
+}
+
+func freePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	var out []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		out = append(out, l.Addr().(*net.TCPAddr).Port)
+	}
+	return out, nil
+}
+
+func waitPort(port int, timeout time.Duration, exited func() bool) error {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		if exited() {
+			return errors.New("the process exited")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("nothing listens on port %d after %s", port, timeout)
+}
+
+// env is a running server and stub agent with their data.
+type env struct {
+	root, data string
+	ports      ports
+	server     *child
+	stubAgent  *child
+	logf       func(string, ...any)
+}
+
+func (e *env) close(keep bool) {
+	e.server.stop()
+	e.stubAgent.stop()
+	if !keep {
+		_ = os.RemoveAll(e.root)
+	} else {
+		e.logf("kept %s", e.root)
+	}
+}
+
+func startEnv(logf func(string, ...any)) (*env, error) {
+	root, err := os.MkdirTemp("", "proofgate-bench-")
+	if err != nil {
+		return nil, err
+	}
+	e := &env{root: root, data: filepath.Join(root, "data"), logf: logf}
+	ps, err := freePorts(6)
+	if err != nil {
+		return e, err
+	}
+	e.ports = ports{respond: ps[0], proxy: ps[1], local: ps[2], credo: ps[3], acapy: ps[4], stub: ps[5]}
+	cf := filepath.Join(root, "Caddyfile")
+	if err := os.WriteFile(cf, []byte(caddyfile(e.data, e.ports)), 0o600); err != nil {
+		return e, err
+	}
+	if e.stubAgent, err = start("stub", filepath.Join(root, "stub.log"), fmt.Sprintf("127.0.0.1:%d", e.ports.stub)); err != nil {
+		return e, err
+	}
+	if e.server, err = start("server", filepath.Join(root, serverLog), cf); err != nil {
+		return e, err
+	}
+	exited := func(c *child) func() bool {
+		return func() bool { return c.cmd.ProcessState != nil }
+	}
+	if err := waitPort(e.ports.stub, 30*time.Second, exited(e.stubAgent)); err != nil {
+		return e, fmt.Errorf("stub agent: %v", err)
+	}
+	for _, p := range []int{e.ports.respond, e.ports.proxy, e.ports.local, e.ports.credo, e.ports.acapy} {
+		if err := waitPort(p, 60*time.Second, exited(e.server)); err != nil {
+			log, _ := os.ReadFile(filepath.Join(root, serverLog))
+			return e, fmt.Errorf("server: %v\n%s", err, lastLines(log, 20))
+		}
+	}
+	return e, nil
+}
+
+func (e *env) url(port int, path string) string {
+	return fmt.Sprintf("http://127.0.0.1:%d%s", port, path)
+}
+
+// targets builds what is measured, creating the records and the short URL
+// that some of them need.
+func (e *env) targets() ([]target, error) {
+	client := &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	jsonKey := map[string]string{"Content-Type": "application/json", "X-API-Key": benchKey}
+	key := map[string]string{"X-API-Key": benchKey}
+	oob := func(port int, org string) string {
+		return e.url(port, "/orgs/"+org+"/proofs/oob?requestType=indy")
+	}
+	create := func(port int, org, body string) (map[string]any, error) {
+		var b []byte
+		if err := send(client, http.MethodPost, oob(port, org), jsonKey, body, http.StatusCreated, &b); err != nil {
+			return nil, err
+		}
+		var out struct {
+			Data map[string]any `json:"data"`
+		}
+		return out.Data, json.Unmarshal(b, &out)
+	}
+	shortBody := strings.Replace(indyCreate, `"isShortenUrl":false`, `"isShortenUrl":true`, 1)
+	short, err := create(e.ports.local, orgLocal, shortBody)
+	if err != nil {
+		return nil, fmt.Errorf("creating a short URL: %v", err)
+	}
+	local, err := create(e.ports.local, orgLocal, indyCreate)
+	if err != nil {
+		return nil, fmt.Errorf("creating a local record: %v", err)
+	}
+	credo, err := create(e.ports.credo, orgCredo, indyCreate)
+	if err != nil {
+		return nil, fmt.Errorf("creating a credo record: %v", err)
+	}
+	acapy, err := create(e.ports.acapy, orgACAPy, indyCreate)
+	if err != nil {
+		return nil, fmt.Errorf("creating an acapy record: %v", err)
+	}
+	shortPath := strings.TrimPrefix(short["invitationUrl"].(string), e.url(e.ports.local, ""))
+	accept := func(port int, rec map[string]any) string {
+		return e.url(port, "/proofs/"+rec["proofRecordId"].(string)+"/accept-presentation")
+	}
+	ts := []target{
+		{Name: "respond", Label: "caddy respond", Method: "GET", URL: e.url(e.ports.respond, "/"), Status: 200},
+		{Name: "reverse_proxy", Label: "caddy reverse_proxy → stub", Method: "GET", URL: e.url(e.ports.proxy, "/didcomm/proofs/"+credo["proofRecordId"].(string)),
+			Header: map[string]string{"Authorization": "Bearer " + credoJWT}, Status: 200},
+		{Name: "durable_write", Label: "durable write (write+fsync+rename)", Durable: true},
+		{Name: "pass_through", Label: "proofgate pass-through", Method: "GET", URL: e.url(e.ports.local, "/elsewhere"), Status: 200},
+		{Name: "unauthorized", Label: "proofgate 401 (no key)", Method: "POST", URL: oob(e.ports.local, orgLocal),
+			Header: map[string]string{"Content-Type": "application/json"}, Body: indyCreate, Status: 401},
+		{Name: "bad_request", Label: "proofgate 400 (validation)", Method: "POST", URL: oob(e.ports.local, orgLocal), Header: jsonKey, Body: badRequest, Status: 400},
+		{Name: "local_create", Label: "local create", Method: "POST", URL: oob(e.ports.local, orgLocal), Header: jsonKey, Body: indyCreate, Status: 201},
+		{Name: "local_create_short", Label: "local create + short URL", Method: "POST", URL: oob(e.ports.local, orgLocal), Header: jsonKey, Body: shortBody, Status: 201},
+		{Name: "accept_conflict", Label: "local accept 409", Method: "POST", URL: accept(e.ports.local, local), Header: key, Status: 409},
+		{Name: "local_accept_flow", Label: "local accept flow (create, DIDComm, accept)", Flow: "local_accept", Base: e.url(e.ports.local, "")},
+		{Name: "short_url", Label: "short URL read (302)", Method: "GET", URL: e.url(e.ports.local, shortPath), Status: 302},
+		{Name: "credo_create", Label: "credo create (2 agent calls)", Method: "POST", URL: oob(e.ports.credo, orgCredo), Header: jsonKey, Body: indyCreate, Status: 201},
+		{Name: "credo_accept", Label: "credo accept (1 agent call)", Method: "POST", URL: accept(e.ports.credo, credo), Header: key, Status: 200},
+		{Name: "acapy_create", Label: "acapy create (2 agent calls)", Method: "POST", URL: oob(e.ports.acapy, orgACAPy), Header: jsonKey, Body: indyCreate, Status: 201},
+		{Name: "acapy_accept", Label: "acapy accept (1 agent call)", Method: "POST", URL: accept(e.ports.acapy, acapy), Header: key, Status: 200},
+	}
+	// Every target answers as expected once before any load.
+	for _, t := range ts {
+		if t.Durable {
+			continue
+		}
+		if err := requester(client, t)(); err != nil {
+			return nil, fmt.Errorf("%s: %v", t.Name, err)
+		}
+	}
+	return ts, nil
+}
+
+// recordSize is the size of a stored local proof record: what the
+// durable-write ceiling writes.
+func (e *env) recordSize() int {
+	size := 2048
+	_ = filepath.WalkDir(filepath.Join(e.data, "proofgate", "records"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") {
+			if info, err := d.Info(); err == nil {
+				size = int(info.Size())
+				return filepath.SkipAll
+			}
+		}
+		return nil
+	})
+	return size
+}
+
+// rssKiB reads a process's resident set (VmRSS) from /proc.
+func rssKiB(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kb int64
+			fmt.Sscanf(strings.TrimSpace(v), "%d", &kb)
+			return kb
+		}
+	}
+	return 0
+}
+
+// sampleRSS samples the server's RSS until stop is closed and returns the
+// peak.
+func sampleRSS(pid int, stop <-chan struct{}) <-chan int64 {
+	out := make(chan int64, 1)
+	go func() {
+		peak := rssKiB(pid)
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				out <- max(peak, rssKiB(pid))
+				return
+			case <-t.C:
+				peak = max(peak, rssKiB(pid))
+			}
+		}
+	}()
+	return out
+}
+
+// measurer runs one target once: warm-up, then the measured period.
+type measurer struct {
+	o    options
+	wrk  string
+	e    *env
+	size int
+}
+
+func (m *measurer) measure(t target) (result, int64, error) {
+	stop := make(chan struct{})
+	peak := sampleRSS(m.e.server.cmd.Process.Pid, stop)
+	res, err := m.run(t)
+	close(stop)
+	return res, <-peak, err
+}
+
+func (m *measurer) run(t target) (result, error) {
+	if t.Durable {
+		dir := filepath.Join(m.e.data, "bench-durable")
+		if m.o.warmup > 0 {
+			durableWrites(dir, m.size, m.o.conns, m.o.warmup)
+		}
+		return durableWrites(dir, m.size, m.o.conns, m.o.duration), nil
+	}
+	if m.wrk != "" && t.Flow == "" {
+		if m.o.warmup > 0 {
+			if _, err := wrkRun(m.wrk, m.e.root, t, m.o.conns, m.o.warmup); err != nil {
+				return result{}, err
+			}
+		}
+		return wrkRun(m.wrk, m.e.root, t, m.o.conns, m.o.duration)
+	}
+	spec, _ := json.Marshal(loadSpec{Target: t, Conns: m.o.conns, Warmup: m.o.warmup, Duration: m.o.duration})
+	self, err := os.Executable()
+	if err != nil {
+		return result{}, err
+	}
+	cmd := exec.Command(self, "-role", "load", string(spec))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return result{}, fmt.Errorf("load process: %v", err)
+	}
+	var res result
+	return res, json.Unmarshal(out, &res)
+}
+
+// loadavg is the 1-minute load average.
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func orchestrate(o options) error {
+	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
+	if o.rounds < 1 || o.conns < 1 || o.duration <= 0 {
+		return errors.New("-rounds, -c and -duration must be positive")
+	}
+	gen := "go"
+	wrk := ""
+	switch o.loadgen {
+	case "auto", "wrk":
+		if wrk = findWrk(logf); wrk != "" {
+			gen = "wrk"
+		} else if o.loadgen == "wrk" {
+			return errors.New("wrk is not installed and could not be installed")
+		}
+	case "go":
+	default:
+		return fmt.Errorf("-loadgen: %q is not wrk, go or auto", o.loadgen)
+	}
+	e, err := startEnv(logf)
+	if e != nil {
+		defer e.close(o.keep)
+	}
+	if err != nil {
+		return err
+	}
+	ts, err := e.targets()
+	if err != nil {
+		return err
+	}
+	if o.only != "" {
+		want := strings.Split(o.only, ",")
+		ts = slices.DeleteFunc(ts, func(t target) bool { return !slices.Contains(want, t.Name) })
+		if len(ts) == 0 {
+			return fmt.Errorf("-only %q matches no target", o.only)
+		}
+	}
+	m := &measurer{o: o, wrk: wrk, e: e, size: e.recordSize()}
+	if o.soak > 0 {
+		return soak(m, ts, logf)
+	}
+
+	rep := &report{
+		Loadgen: gen, Conns: o.conns, Rounds: o.rounds, Duration: o.duration.String(), Warmup: o.warmup.String(),
+		RecordBytes: m.size, LoadBefore: loadavg(), CPUs: numCPU(), Targets: map[string]*targetReport{},
+	}
+	for _, t := range ts {
+		rep.Order = append(rep.Order, t.Name)
+		rep.Targets[t.Name] = &targetReport{Label: t.Label, Go: t.Flow != "" && gen == "wrk"}
+	}
+	started := time.Now()
+	for r := range o.rounds {
+		logf("round %d/%d (load %s)", r+1, o.rounds, loadavg())
+		for i := range ts {
+			// Each round starts one target later, so that no target
+			// always runs first or right after the same neighbour.
+			t := ts[(i+r)%len(ts)]
+			res, peak, err := m.measure(t)
+			if err != nil {
+				return fmt.Errorf("%s: %v", t.Name, err)
+			}
+			if res.Errors > 0 {
+				return fmt.Errorf("%s: %d errors, first: %s", t.Name, res.Errors, res.FirstError)
+			}
+			tr := rep.Targets[t.Name]
+			tr.Rounds = append(tr.Rounds, res)
+			tr.PeakRSSKiB = max(tr.PeakRSSKiB, peak)
+			logf("  %-45s %9.0f/s  p50 %8.0fµs  p99 %8.0fµs", t.Label, res.rps(), res.P50us, res.P99us)
+		}
+	}
+	rep.Seconds = time.Since(started).Seconds()
+	rep.LoadAfter = loadavg()
+	rep.finish()
+	if o.jsonOut {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	rep.print(os.Stdout)
+	return nil
+}
