@@ -42,6 +42,7 @@ type options struct {
 	only     string
 	soak     time.Duration
 	keep     bool
+	admin    string
 }
 
 func main() {
@@ -56,6 +57,7 @@ func main() {
 	flag.StringVar(&o.only, "only", "", "comma-separated target names to run (default: all)")
 	flag.DurationVar(&o.soak, "soak", 0, "instead of the rounds: sustained load on create and 400 for this long, reporting the server's RSS")
 	flag.BoolVar(&o.keep, "keep", false, "keep the data directory")
+	flag.StringVar(&o.admin, "admin", "off", "the server's admin address, e.g. 127.0.0.1:2019 to take profiles from /debug/pprof/ during a run")
 	flag.Parse()
 
 	var err error

@@ -34,9 +34,11 @@ type ports struct {
 // caddyfile is the server's config. The local site is examples/Caddyfile
 // with other values; logging is Caddy's default (info, to the server's
 // stderr, which the bench writes to a file as an operator would).
-func caddyfile(data string, p ports) string {
+// admin is Caddy's admin address ("off" by default; set -admin to take
+// profiles from /debug/pprof during a run).
+func caddyfile(data, admin string, p ports) string {
 	return fmt.Sprintf(`{
-	admin off
+	admin %[14]s
 	storage file_system %[1]s
 	persist_config off
 }
@@ -87,7 +89,7 @@ http://127.0.0.1:%[6]d {
 	respond "ok" 200
 }
 `, data, p.respond, p.proxy, p.local, p.credo, p.acapy, p.stub,
-		benchKey, orgLocal, credoJWT, orgCredo, acapyKey, orgACAPy)
+		benchKey, orgLocal, credoJWT, orgCredo, acapyKey, orgACAPy, admin)
 }
 
 // serve is the server role: it runs Caddy with the Caddyfile named by
