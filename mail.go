@@ -17,6 +17,7 @@ import (
 	"github.com/proofgate/proofgate/handlers"
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/mail"
+	"github.com/proofgate/proofgate/internal/metrics"
 )
 
 // mailPool keeps one e-mail deliverer per SMTP configuration and storage
@@ -31,6 +32,14 @@ var mailPool = caddy.NewUsagePool()
 type pooledDeliverer struct {
 	*mail.Deliverer
 	sink atomic.Pointer[func(mail.Message, mail.Status)]
+	// unreport stops the outbox metrics' reading of this deliverer.
+	unreport func()
+}
+
+// Destruct stops the deliverer and its metrics (caddy.Destructor).
+func (p *pooledDeliverer) Destruct() error {
+	p.unreport()
+	return p.Deliverer.Destruct()
 }
 
 func (p *pooledDeliverer) onResult(m mail.Message, s mail.Status) {
@@ -67,6 +76,7 @@ func (h *Handler) provisionMail(ctx caddy.Context, storage certmagic.Storage) er
 		}
 		p.Deliverer = d
 		d.Start()
+		p.unreport = metrics.ReportOutbox(metrics.KindMail, d.Backlog)
 		return p, nil
 	})
 	if err != nil {
@@ -103,7 +113,7 @@ func (h *Handler) recordMailOutcome(m mail.Message, s mail.Status) {
 	if s.State.Final() {
 		outcome = string(s.State)
 	}
-	metrics.mails.WithLabelValues(outcome).Inc()
+	metrics.MailAttempt(outcome)
 	b, _, ok := h.gw.Backends.Route(m.OrgID)
 	if !ok {
 		return

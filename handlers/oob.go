@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/proofgate/proofgate/internal/metrics"
 	"github.com/proofgate/proofgate/internal/validate"
 )
 
@@ -29,6 +30,7 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 		return
 	}
 	if err := validate.OrgID(orgID); err != nil {
+		metrics.ValidationFailures([]string{err.Error()})
 		writeError(w, http.StatusBadRequest, []string{err.Error()})
 		return
 	}
@@ -44,6 +46,7 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 	if err != nil {
 		var problems validate.Errors
 		if errors.As(err, &problems) {
+			metrics.ValidationFailures(problems)
 			writeError(w, http.StatusBadRequest, []string(problems))
 			return
 		}
@@ -63,6 +66,10 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 	if !ok {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("org %s is not served by this gateway", orgID))
 		return
+	}
+	g.noteBackend(w, b, orgID)
+	if n := noteOf(w); n != nil {
+		n.Recipients = req.Emails
 	}
 	c := &creation{g: g, b: b, org: org, req: req}
 	if len(req.Emails) == 0 {

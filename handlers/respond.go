@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/uuid"
 	"go.uber.org/zap"
+
+	"github.com/proofgate/proofgate/internal/metrics"
 )
 
 // errorBody is every error response: statusCode equals the HTTP status and
@@ -80,6 +82,7 @@ func writeUnauthorized(w http.ResponseWriter, challenge string) {
 
 // writeForbidden writes the interface's exact 403 body.
 func writeForbidden(w http.ResponseWriter) {
+	metrics.AuthFailure(metrics.AuthForbidden)
 	writeBody(w, http.StatusForbidden, forbiddenBody)
 }
 

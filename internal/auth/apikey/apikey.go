@@ -145,7 +145,11 @@ func (p *Provider) Authenticate(r *http.Request) (*auth.Principal, error) {
 	return &p.keys[match].principal, nil
 }
 
-var errInvalidKey = errors.New("invalid API key")
+// ErrInvalidKey is the error of a presented key that matches none
+// configured (the request is answered 401).
+var ErrInvalidKey = errors.New("invalid API key")
+
+var errInvalidKey = ErrInvalidKey
 
 // UnmarshalCaddyfile sets up one key from Caddyfile tokens. Syntax:
 //
