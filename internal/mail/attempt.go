@@ -198,6 +198,7 @@ func (d *Deliverer) report(doc document, aerr *attemptError) (time.Time, bool) {
 	d.callback(doc)
 	if doc.Status.State.Final() {
 		d.mu.Lock()
+		delete(d.waiting, m.ID)
 		d.finished[m.ID] = doc.Status.FinishedAt.Add(time.Duration(d.cfg.Retention))
 		d.mu.Unlock()
 		return time.Time{}, false

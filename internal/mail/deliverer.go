@@ -62,6 +62,9 @@ type Deliverer struct {
 	// finished remembers sent/failed messages until their retention ends,
 	// so rescans do not read them again.
 	finished map[string]time.Time
+	// waiting remembers when each unfinished message was queued, for the
+	// outbox metrics (Backlog).
+	waiting map[string]time.Time
 }
 
 // NewDeliverer prepares a deliverer of outbox's messages with cfg (which
@@ -123,6 +126,7 @@ func (d *Deliverer) Start() {
 	d.sched = map[string]time.Time{}
 	d.running = map[string]bool{}
 	d.finished = map[string]time.Time{}
+	d.waiting = map[string]time.Time{}
 	go d.run(ctx, d.done)
 }
 
@@ -238,9 +242,13 @@ func (d *Deliverer) run(ctx context.Context, done chan struct{}) {
 func (d *Deliverer) schedule(ids ...string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	now := d.now()
 	for _, id := range ids {
 		if !d.running[id] {
 			d.sched[id] = time.Time{}
+		}
+		if _, ok := d.waiting[id]; !ok {
+			d.waiting[id] = now
 		}
 	}
 }
@@ -279,6 +287,8 @@ func (d *Deliverer) finish(id string, next time.Time, keep bool) {
 	delete(d.running, id)
 	if keep {
 		d.sched[id] = next
+	} else {
+		delete(d.waiting, id)
 	}
 	d.mu.Unlock()
 	select {
@@ -323,9 +333,13 @@ func (d *Deliverer) scan(ctx context.Context) {
 		d.mu.Lock()
 		if doc.Status.State.Final() && due.After(now) {
 			d.finished[id] = due
+			delete(d.waiting, id)
 		} else if !d.running[id] {
 			delete(d.finished, id)
 			d.sched[id] = due
+			if !doc.Status.State.Final() && !doc.Message.CreatedAt.IsZero() {
+				d.waiting[id] = doc.Message.CreatedAt
+			}
 		}
 		d.mu.Unlock()
 	}
@@ -333,6 +347,11 @@ func (d *Deliverer) scan(ctx context.Context) {
 	for id := range d.finished {
 		if !seen[id] {
 			delete(d.finished, id)
+		}
+	}
+	for id := range d.waiting {
+		if !seen[id] && !d.running[id] {
+			delete(d.waiting, id)
 		}
 	}
 	d.mu.Unlock()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/didcomm"
+	"github.com/proofgate/proofgate/internal/metrics"
 )
 
 // Inbound limits.
@@ -197,6 +198,7 @@ func (a *Agent) receivePresentation(ctx context.Context, doc *Doc, msg *inboundM
 		return "", err
 	}
 	problems := checkPresentation(doc, msg)
+	countVerdict(doc.RequestType, problems)
 	// Signatures are not checked yet (see checkPresentation).
 	p := Presentation{Message: un.Message, TheirService: theirs, TheirVerkey: un.SenderVerkey}
 	if len(problems) == 0 {
@@ -229,6 +231,21 @@ func (a *Agent) receivePresentation(ctx context.Context, doc *Doc, msg *inboundM
 	}
 	a.reportProblem(ctx, updated, explanation)
 	return updated.Record.State, nil
+}
+
+// countVerdict records the structural check's verdict in the metrics:
+// signatures are not checked yet, so the best a presentation gets is
+// "answers the request".
+func countVerdict(rt backend.RequestType, problems []string) {
+	format := "indy"
+	if rt == backend.RequestPresentationExchange {
+		format = "dif"
+	}
+	outcome := metrics.AnswersRequest
+	if len(problems) > 0 {
+		outcome = metrics.Rejected
+	}
+	metrics.Verification(format, outcome)
 }
 
 // raced turns the conflict of a presentation that lost a race against the

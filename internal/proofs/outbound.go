@@ -18,6 +18,7 @@ import (
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/didcomm"
+	"github.com/proofgate/proofgate/internal/metrics"
 )
 
 // Outbound limits.
@@ -261,6 +262,19 @@ func (a *Agent) deliver(ctx context.Context, doc *Doc, msg []byte) map[string]an
 	return a.outcome(endpoint, a.send(ctx, msg, doc.TheirService, rk.Key))
 }
 
+// countDelivery records a delivery's outcome (from deliver) in the
+// metrics: a DIDComm message out, and for acks an outbox delivery.
+func countDelivery(msgType string, out map[string]any) {
+	outcome := metrics.Failed
+	if sent, _ := out["sent"].(bool); sent {
+		outcome = metrics.Sent
+	}
+	metrics.DIDCommMessage(metrics.Out, msgType, outcome)
+	if msgType == "ack" {
+		metrics.OutboxDelivery(metrics.KindAck, outcome)
+	}
+}
+
 // Accept accepts the presentation of a record (Service.Accept: only from
 // presentation-received, else *backend.ConflictError) and then, with the
 // record already done and unlocked, sends the ack to the prover. The
@@ -278,6 +292,7 @@ func (a *Agent) Accept(ctx context.Context, org backend.Org, recordID string) (b
 		return rec, nil // accepted; only the ack's delivery is lost
 	}
 	out := a.deliver(ctx, doc, doc.Ack)
+	countDelivery("ack", out)
 	if doc, err = a.svc.update(ctx, recordID, func(d *Doc) error {
 		if d.Record.Metadata == nil {
 			d.Record.Metadata = map[string]any{}
@@ -304,6 +319,7 @@ func (a *Agent) reportProblem(ctx context.Context, doc *Doc, explanation string)
 	go func() {
 		defer a.wg.Done()
 		out := a.deliver(ctx, doc, msg)
+		countDelivery("problem-report", out)
 		_ = a.svc.SetMetadata(ctx, doc.Record.ID, MetadataProblemReport, out)
 	}()
 }
