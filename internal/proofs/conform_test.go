@@ -2,45 +2,9 @@ package proofs
 
 import (
 	"encoding/json"
-	"net/netip"
 	"strings"
 	"testing"
 )
-
-func TestPublicAddr(t *testing.T) {
-	tests := []struct {
-		ip   string
-		want bool
-	}{
-		{"93.184.216.34", true},
-		{"2606:2800:220:1:248:1893:25c8:1946", true},
-		{"127.0.0.1", false},
-		{"::1", false},
-		{"10.1.2.3", false},
-		{"172.16.0.1", false},
-		{"192.168.1.1", false},
-		{"169.254.169.254", false}, // cloud metadata
-		{"100.64.0.1", false},
-		{"0.0.0.0", false},
-		{"::", false},
-		{"224.0.0.1", false},
-		{"255.255.255.255", false},
-		{"fd00::1", false},
-		{"fe80::1", false},
-		{"::ffff:127.0.0.1", false},
-		{"::ffff:10.0.0.1", false},
-		{"64:ff9b::a00:1", false},    // NAT64 of 10.0.0.1
-		{"64:ff9b::5db8:d822", true}, // NAT64 of 93.184.216.34
-		{"2002:a00:1::1", false},     // 6to4
-		{"198.18.0.1", false},
-		{"2001:db8::1", false},
-	}
-	for _, tt := range tests {
-		if got := PublicAddr(netip.MustParseAddr(tt.ip)); got != tt.want {
-			t.Errorf("PublicAddr(%s) = %v", tt.ip, got)
-		}
-	}
-}
 
 func TestSubmissionRequirements(t *testing.T) {
 	def := `{"presentation_definition":{"id":"d","input_descriptors":[

@@ -7,11 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
-	"syscall"
 	"time"
 
 	"github.com/google/uuid"
@@ -19,6 +16,7 @@ import (
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/didcomm"
 	"github.com/proofgate/proofgate/internal/metrics"
+	"github.com/proofgate/proofgate/internal/netguard"
 )
 
 // Outbound limits.
@@ -48,7 +46,7 @@ const (
 
 // ErrForbiddenAddress means an endpoint resolved to an address the SSRF
 // guard refuses.
-var ErrForbiddenAddress = errors.New("endpoint address is not public")
+var ErrForbiddenAddress = netguard.ErrForbiddenAddress
 
 // ProblemReport is an RFC 0035 problem report adopted by present-proof.
 type ProblemReport struct {
@@ -83,87 +81,11 @@ func BuildProblemReport(protocolVersion, threadID, invitationID, explanation str
 	})
 }
 
-// newClient is the HTTP client for prover endpoints: no proxy from the
-// environment (the guard must see the real destination), no redirects (a
-// 3xx is a failed delivery, and must not lead past the guard), and, unless
-// private endpoints are allowed, a dialer that refuses non-public
-// addresses after DNS resolution, so a name that resolves to 10.0.0.1 (or
-// re-resolves to it later) is refused too.
+// newClient is the HTTP client for prover endpoints: the outbound address
+// guard (unless private endpoints are allowed) and no redirects (a 3xx is a
+// failed delivery, and must not lead past the guard).
 func newClient(allowPrivate bool, timeout time.Duration) *http.Client {
-	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
-	if !allowPrivate {
-		dialer.Control = guardDial
-	}
-	return &http.Client{
-		Transport: &http.Transport{
-			Proxy:                 nil,
-			DialContext:           dialer.DialContext,
-			ForceAttemptHTTP2:     true,
-			MaxIdleConns:          16,
-			MaxIdleConnsPerHost:   2,
-			IdleConnTimeout:       60 * time.Second,
-			TLSHandshakeTimeout:   timeout,
-			ResponseHeaderTimeout: timeout,
-		},
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		Timeout:       timeout,
-	}
-}
-
-// guardDial refuses connections to non-public addresses.
-func guardDial(_, address string, _ syscall.RawConn) error {
-	host, _, err := net.SplitHostPort(address)
-	if err != nil {
-		return err
-	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil {
-		return fmt.Errorf("%w: %s", ErrForbiddenAddress, host)
-	}
-	if !PublicAddr(ip) {
-		return fmt.Errorf("%w: %s", ErrForbiddenAddress, ip)
-	}
-	return nil
-}
-
-// nonPublic lists special-purpose ranges (RFC 6890 and successors) that
-// netip's predicates do not already cover.
-var nonPublic = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("100.64.0.0/10"), // CGNAT
-	netip.MustParsePrefix("192.0.0.0/24"),
-	netip.MustParsePrefix("192.0.2.0/24"),
-	netip.MustParsePrefix("198.18.0.0/15"),
-	netip.MustParsePrefix("198.51.100.0/24"),
-	netip.MustParsePrefix("203.0.113.0/24"),
-	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("100::/64"),
-	netip.MustParsePrefix("2001:db8::/32"),
-	netip.MustParsePrefix("2001::/23"), // IETF protocol assignments (Teredo and co.)
-	netip.MustParsePrefix("2002::/16"), // 6to4 embeds any IPv4 address
-}
-
-// nat64 embeds an IPv4 address in its low 32 bits.
-var nat64 = netip.MustParsePrefix("64:ff9b::/96")
-
-// PublicAddr reports whether ip is a public unicast address: not
-// loopback, private, link-local, multicast, unspecified, CGNAT,
-// documentation or reserved, also when IPv4 hides inside IPv6.
-func PublicAddr(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	if nat64.Contains(ip) {
-		b := ip.As16()
-		return PublicAddr(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
-	}
-	if !ip.IsGlobalUnicast() || ip.IsPrivate() || ip.IsLoopback() {
-		return false
-	}
-	for _, p := range nonPublic {
-		if p.Contains(ip) {
-			return false
-		}
-	}
-	return true
+	return netguard.Client(netguard.Options{AllowPrivate: allowPrivate, Timeout: timeout})
 }
 
 // checkEndpoint accepts http and https endpoints only.

@@ -19,6 +19,7 @@ import (
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/didkey"
 	"github.com/proofgate/proofgate/internal/store"
+	"github.com/proofgate/proofgate/internal/verify"
 )
 
 // Config configures a Service.
@@ -35,6 +36,10 @@ type Config struct {
 	ClusterLocks bool
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// Verifiers verify presentations cryptographically, by attachment
+	// format (internal/verify). A format without a verifier is judged by
+	// the structural check alone and never gets isVerified true.
+	Verifiers verify.Set
 }
 
 // Service creates and advances proof records.
