@@ -93,10 +93,7 @@ func Register(reg *prometheus.Registry) error {
 	if reg == nil {
 		return nil
 	}
-	for _, c := range []prometheus.Collector{
-		requests, requestDuration, agentCalls, jwksFetches, validationFailures, authFailures,
-		outboxDeliveries, didcommMessages, verifications, mailAttempts, outboxes,
-	} {
+	for _, c := range collectors() {
 		if err := reg.Register(c); err != nil {
 			var already prometheus.AlreadyRegisteredError
 			if !errors.As(err, &already) {
@@ -105,6 +102,34 @@ func Register(reg *prometheus.Registry) error {
 		}
 	}
 	return nil
+}
+
+func collectors() []prometheus.Collector {
+	return []prometheus.Collector{
+		requests, requestDuration, agentCalls, jwksFetches, validationFailures, authFailures,
+		outboxDeliveries, didcommMessages, verifications, mailAttempts, outboxes,
+	}
+}
+
+// Names returns the name of every metric proofgate exports, for the checks
+// of the dashboards and alert rules that use them.
+func Names() []string {
+	ch := make(chan *prometheus.Desc, 64)
+	go func() {
+		for _, c := range collectors() {
+			c.Describe(ch)
+		}
+		close(ch)
+	}()
+	var names []string
+	for d := range ch {
+		// Desc has no accessor for its name; its String() starts with it.
+		_, rest, _ := strings.Cut(d.String(), `fqName: "`)
+		name, _, _ := strings.Cut(rest, `"`)
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
 }
 
 // statusCodes are the label values of the statuses proofgate writes,

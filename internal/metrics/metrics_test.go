@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -126,5 +127,14 @@ func TestRegisterTwice(t *testing.T) {
 	}
 	if err := Register(nil); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestNames(t *testing.T) {
+	names := Names()
+	for _, want := range []string{"caddy_proofgate_requests_total", "caddy_proofgate_request_duration_seconds", "caddy_proofgate_outbox_oldest_age_seconds"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("Names() lacks %s: %v", want, names)
+		}
 	}
 }
