@@ -130,6 +130,8 @@ var ratioDefs = []ratioDef{
 		worseOf(true, p99Of("credo_accept", "reverse_proxy"), p99Of("acapy_accept", "reverse_proxy"))},
 	{"ratio_upstream_create_vs_reverse_proxy", "req/s of create (two agent calls, one durable write) over reverse_proxy; the worse of credo and acapy", 0.45, false,
 		worseOf(false, rpsOf("credo_create", "reverse_proxy"), rpsOf("acapy_create", "reverse_proxy"))},
+	{"ratio_upstream_create_vs_durable_write", "req/s of create through an agent over durable writes/s: its one durable write (the record's owner) bounds it; the worse of credo and acapy", 0, false,
+		worseOf(false, rpsOf("credo_create", "durable_write"), rpsOf("acapy_create", "durable_write"))},
 	{"ratio_credo_accept_vs_reverse_proxy", "", 0, false, rpsOf("credo_accept", "reverse_proxy")},
 	{"ratio_acapy_accept_vs_reverse_proxy", "", 0, false, rpsOf("acapy_accept", "reverse_proxy")},
 	{"ratio_credo_create_vs_reverse_proxy", "", 0, false, rpsOf("credo_create", "reverse_proxy")},
