@@ -1,7 +1,7 @@
 // Command bench measures proofgate against plain Caddy in one run, with the
 // load generator, the server and the stub agent in separate processes:
 //
-//	go run ./bench [-rounds 3] [-duration 3s] [-warmup 1s] [-c 16] [-loadgen auto|wrk|go] [-json]
+//	go run ./bench [-rounds 4] [-duration 2s] [-warmup 1s] [-c 16] [-loadgen auto|wrk|go] [-json]
 //
 // The server is this program re-executed with -role server: a Caddy with
 // the proofgate module, the same modules cmd/caddy links. It serves plain
@@ -14,9 +14,11 @@
 // the full local accept (create, presentation over DIDComm, accept) always
 // uses the Go client, since each iteration needs the previous answers.
 //
-// Every target runs once per round (after a warm-up), the rounds are
-// interleaved and each starts one target later, so machine drift cancels;
-// ratios are taken within a round and reported as min/median/max. The
+// Every target runs once per round (after a warm-up) right after its
+// reference (respond, the durable-write ceiling or reverse_proxy), which is
+// measured again after the group and averaged; the rounds are interleaved
+// and each starts one group later, so machine drift cancels. Ratios are
+// taken within a round and reported as min/median/max. The
 // durable-write ceiling is measured in the same rounds: parallel write +
 // fsync + rename of record-sized files in the server's storage directory at
 // the same concurrency.
@@ -48,8 +50,8 @@ type options struct {
 func main() {
 	role := flag.String("role", "", "internal: server, stub or load (the bench re-executes itself)")
 	var o options
-	flag.IntVar(&o.rounds, "rounds", 3, "interleaved rounds (at least 3 for a median)")
-	flag.DurationVar(&o.duration, "duration", 3*time.Second, "measured time per target and round")
+	flag.IntVar(&o.rounds, "rounds", 4, "interleaved rounds (at least 3 for a median)")
+	flag.DurationVar(&o.duration, "duration", 2*time.Second, "measured time per target and round (wrk: whole seconds)")
 	flag.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured load before each measurement")
 	flag.IntVar(&o.conns, "c", 16, "concurrent connections (and parallel writers of the durable-write ceiling)")
 	flag.StringVar(&o.loadgen, "loadgen", "auto", "load generator: wrk, go, or auto (wrk, installed if missing and possible, else go)")

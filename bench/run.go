@@ -197,24 +197,27 @@ func (e *env) targets() ([]target, error) {
 	accept := func(port int, rec map[string]any) string {
 		return e.url(port, "/proofs/"+rec["proofRecordId"].(string)+"/accept-presentation")
 	}
+	// Each group follows its reference, and the rounds rotate the list as
+	// a ring, so a target is always measured within seconds of the
+	// reference its ratio divides by.
 	ts := []target{
 		{Name: "respond", Label: "caddy respond", Method: "GET", URL: e.url(e.ports.respond, "/"), Status: 200},
-		{Name: "reverse_proxy", Label: "caddy reverse_proxy → stub", Method: "GET", URL: e.url(e.ports.proxy, "/didcomm/proofs/"+credo["proofRecordId"].(string)),
-			Header: map[string]string{"Authorization": "Bearer " + credoJWT}, Status: 200},
-		{Name: "durable_write", Label: "durable write (write+fsync+rename)", Durable: true},
 		{Name: "pass_through", Label: "proofgate pass-through", Method: "GET", URL: e.url(e.ports.local, "/elsewhere"), Status: 200},
 		{Name: "unauthorized", Label: "proofgate 401 (no key)", Method: "POST", URL: oob(e.ports.local, orgLocal),
 			Header: map[string]string{"Content-Type": "application/json"}, Body: indyCreate, Status: 401},
 		{Name: "bad_request", Label: "proofgate 400 (validation)", Method: "POST", URL: oob(e.ports.local, orgLocal), Header: jsonKey, Body: badRequest, Status: 400},
+		{Name: "short_url", Label: "short URL read (302)", Method: "GET", URL: e.url(e.ports.local, shortPath), Status: 302},
+		{Name: "accept_conflict", Label: "local accept 409", Method: "POST", URL: accept(e.ports.local, local), Header: key, Status: 409},
+		{Name: "durable_write", Label: "durable write (write+fsync+rename)", Durable: true},
 		{Name: "local_create", Label: "local create", Method: "POST", URL: oob(e.ports.local, orgLocal), Header: jsonKey, Body: indyCreate, Status: 201},
 		{Name: "local_create_short", Label: "local create + short URL", Method: "POST", URL: oob(e.ports.local, orgLocal), Header: jsonKey, Body: shortBody, Status: 201},
-		{Name: "accept_conflict", Label: "local accept 409", Method: "POST", URL: accept(e.ports.local, local), Header: key, Status: 409},
 		{Name: "local_accept_flow", Label: "local accept flow (create, DIDComm, accept)", Flow: "local_accept", Base: e.url(e.ports.local, "")},
-		{Name: "short_url", Label: "short URL read (302)", Method: "GET", URL: e.url(e.ports.local, shortPath), Status: 302},
-		{Name: "credo_create", Label: "credo create (2 agent calls)", Method: "POST", URL: oob(e.ports.credo, orgCredo), Header: jsonKey, Body: indyCreate, Status: 201},
+		{Name: "reverse_proxy", Label: "caddy reverse_proxy → stub", Method: "GET", URL: e.url(e.ports.proxy, "/didcomm/proofs/"+credo["proofRecordId"].(string)),
+			Header: map[string]string{"Authorization": "Bearer " + credoJWT}, Status: 200},
 		{Name: "credo_accept", Label: "credo accept (1 agent call)", Method: "POST", URL: accept(e.ports.credo, credo), Header: key, Status: 200},
-		{Name: "acapy_create", Label: "acapy create (2 agent calls)", Method: "POST", URL: oob(e.ports.acapy, orgACAPy), Header: jsonKey, Body: indyCreate, Status: 201},
 		{Name: "acapy_accept", Label: "acapy accept (1 agent call)", Method: "POST", URL: accept(e.ports.acapy, acapy), Header: key, Status: 200},
+		{Name: "credo_create", Label: "credo create (2 agent calls)", Method: "POST", URL: oob(e.ports.credo, orgCredo), Header: jsonKey, Body: indyCreate, Status: 201},
+		{Name: "acapy_create", Label: "acapy create (2 agent calls)", Method: "POST", URL: oob(e.ports.acapy, orgACAPy), Header: jsonKey, Body: indyCreate, Status: 201},
 	}
 	// Every target answers as expected once before any load.
 	for _, t := range ts {
@@ -328,6 +331,45 @@ func (m *measurer) run(t target) (result, error) {
 	return res, json.Unmarshal(out, &res)
 }
 
+// measureInto measures t once and appends the result to its report.
+func (m *measurer) measureInto(rep *report, t target) (result, error) {
+	res, peak, err := m.measure(t)
+	if err != nil {
+		return res, fmt.Errorf("%s: %v", t.Name, err)
+	}
+	if res.Errors > 0 {
+		return res, fmt.Errorf("%s: %d errors, first: %s", t.Name, res.Errors, res.FirstError)
+	}
+	tr := rep.Targets[t.Name]
+	tr.Rounds = append(tr.Rounds, res)
+	tr.PeakRSSKiB = max(tr.PeakRSSKiB, peak)
+	m.e.logf("  %-45s %9.0f/s  p50 %8.0fµs  p99 %8.0fµs", t.Label, res.rps(), res.P50us, res.P99us)
+	return res, nil
+}
+
+// combine averages two measurements of one reference (before and after
+// its group): the requests and time add up, the percentiles are averaged.
+func combine(a, b result) result {
+	return result{
+		Requests: a.Requests + b.Requests, Errors: a.Errors + b.Errors, Seconds: a.Seconds + b.Seconds,
+		P50us: (a.P50us + b.P50us) / 2, P99us: (a.P99us + b.P99us) / 2,
+	}
+}
+
+// groupTargets splits the targets into runs that start with a reference
+// (respond, durable_write, reverse_proxy): a group is its reference and
+// the targets that follow it.
+func groupTargets(ts []target) [][]target {
+	var groups [][]target
+	for _, t := range ts {
+		if len(groups) == 0 || t.Name == "respond" || t.Name == "durable_write" || t.Name == "reverse_proxy" {
+			groups = append(groups, nil)
+		}
+		groups[len(groups)-1] = append(groups[len(groups)-1], t)
+	}
+	return groups
+}
+
 // loadavg is the 1-minute load average.
 func loadavg() string {
 	b, err := os.ReadFile("/proc/loadavg")
@@ -391,23 +433,34 @@ func orchestrate(o options) error {
 		rep.Targets[t.Name] = &targetReport{Label: t.Label, Go: t.Flow != "" && gen == "wrk"}
 	}
 	started := time.Now()
+	groups := groupTargets(ts)
 	for r := range o.rounds {
 		logf("round %d/%d (load %s)", r+1, o.rounds, loadavg())
-		for i := range ts {
-			// Each round starts one target later, so that no target
-			// always runs first or right after the same neighbour.
-			t := ts[(i+r)%len(ts)]
-			res, peak, err := m.measure(t)
-			if err != nil {
-				return fmt.Errorf("%s: %v", t.Name, err)
+		// Each round starts one group later, so that no group always
+		// runs first. Within a group the reference is measured before
+		// and after its targets, and the two are averaged, so drift
+		// during the group cancels too.
+		for i := range groups {
+			g := groups[(i+r)%len(groups)]
+			var refRuns []result
+			for j, t := range g {
+				res, err := m.measureInto(rep, t)
+				if err != nil {
+					return err
+				}
+				if j == 0 && len(g) > 1 {
+					refRuns = append(refRuns, res)
+				}
 			}
-			if res.Errors > 0 {
-				return fmt.Errorf("%s: %d errors, first: %s", t.Name, res.Errors, res.FirstError)
+			if len(refRuns) == 1 {
+				res, err := m.measureInto(rep, g[0])
+				if err != nil {
+					return err
+				}
+				tr := rep.Targets[g[0].Name]
+				tr.Rounds = tr.Rounds[:len(tr.Rounds)-2]
+				tr.Rounds = append(tr.Rounds, combine(refRuns[0], res))
 			}
-			tr := rep.Targets[t.Name]
-			tr.Rounds = append(tr.Rounds, res)
-			tr.PeakRSSKiB = max(tr.PeakRSSKiB, peak)
-			logf("  %-45s %9.0f/s  p50 %8.0fµs  p99 %8.0fµs", t.Label, res.rps(), res.P50us, res.P99us)
 		}
 	}
 	rep.Seconds = time.Since(started).Seconds()
