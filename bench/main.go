@@ -35,16 +35,17 @@ import (
 
 // options are the flags of the orchestrating run.
 type options struct {
-	rounds   int
-	duration time.Duration
-	warmup   time.Duration
-	conns    int
-	loadgen  string
-	jsonOut  bool
-	only     string
-	soak     time.Duration
-	keep     bool
-	admin    string
+	rounds     int
+	duration   time.Duration
+	warmup     time.Duration
+	conns      int
+	loadgen    string
+	jsonOut    bool
+	only       string
+	soak       time.Duration
+	keep       bool
+	admin      string
+	requestLog bool
 }
 
 func main() {
@@ -59,6 +60,7 @@ func main() {
 	flag.StringVar(&o.only, "only", "", "comma-separated target names to run (default: all)")
 	flag.DurationVar(&o.soak, "soak", 0, "instead of the rounds: sustained load on create and 400 for this long, reporting the server's RSS")
 	flag.BoolVar(&o.keep, "keep", false, "keep the data directory")
+	flag.BoolVar(&o.requestLog, "request-log", true, "keep proofgate's request log on (as shipped); false excludes it from the log, to measure its cost")
 	flag.StringVar(&o.admin, "admin", "off", "the server's admin address, e.g. 127.0.0.1:2019 to take profiles from /debug/pprof/ during a run")
 	flag.Parse()
 

@@ -117,7 +117,7 @@ func (e *env) close(keep bool) {
 	}
 }
 
-func startEnv(admin string, logf func(string, ...any)) (*env, error) {
+func startEnv(admin string, requestLog bool, logf func(string, ...any)) (*env, error) {
 	root, err := os.MkdirTemp("", "proofgate-bench-")
 	if err != nil {
 		return nil, err
@@ -129,7 +129,7 @@ func startEnv(admin string, logf func(string, ...any)) (*env, error) {
 	}
 	e.ports = ports{respond: ps[0], proxy: ps[1], local: ps[2], credo: ps[3], acapy: ps[4], stub: ps[5]}
 	cf := filepath.Join(root, "Caddyfile")
-	if err := os.WriteFile(cf, []byte(caddyfile(e.data, admin, e.ports)), 0o600); err != nil {
+	if err := os.WriteFile(cf, []byte(caddyfile(e.data, admin, requestLog, e.ports)), 0o600); err != nil {
 		return e, err
 	}
 	if e.stubAgent, err = start("stub", filepath.Join(root, "stub.log"), fmt.Sprintf("127.0.0.1:%d", e.ports.stub)); err != nil {
@@ -401,7 +401,7 @@ func orchestrate(o options) error {
 	default:
 		return fmt.Errorf("-loadgen: %q is not wrk, go or auto", o.loadgen)
 	}
-	e, err := startEnv(o.admin, logf)
+	e, err := startEnv(o.admin, o.requestLog, logf)
 	if e != nil {
 		defer e.close(o.keep)
 	}
@@ -426,7 +426,7 @@ func orchestrate(o options) error {
 
 	rep := &report{
 		Loadgen: gen, Conns: o.conns, Rounds: o.rounds, Duration: o.duration.String(), Warmup: o.warmup.String(),
-		RecordBytes: m.size, LoadBefore: loadavg(), CPUs: numCPU(), Targets: map[string]*targetReport{},
+		RecordBytes: m.size, LoadBefore: loadavg(), CPUs: numCPU(), Targets: map[string]*targetReport{}, RequestLog: o.requestLog,
 	}
 	for _, t := range ts {
 		rep.Order = append(rep.Order, t.Name)

@@ -35,12 +35,18 @@ type ports struct {
 // with other values; logging is Caddy's default (info, to the server's
 // stderr, which the bench writes to a file as an operator would).
 // admin is Caddy's admin address ("off" by default; set -admin to take
-// profiles from /debug/pprof during a run).
-func caddyfile(data, admin string, p ports) string {
+// profiles from /debug/pprof during a run). Without requestLog the
+// request log is excluded from Caddy's default log, as README shows, to
+// measure what it costs.
+func caddyfile(data, admin string, requestLog bool, p ports) string {
+	logOpt := ""
+	if !requestLog {
+		logOpt = "\n\tlog default {\n\t\texclude http.handlers.proofgate.requests\n\t}"
+	}
 	return fmt.Sprintf(`{
 	admin %[14]s
 	storage file_system %[1]s
-	persist_config off
+	persist_config off%[15]s
 }
 
 http://127.0.0.1:%[2]d {
@@ -89,7 +95,7 @@ http://127.0.0.1:%[6]d {
 	respond "ok" 200
 }
 `, data, p.respond, p.proxy, p.local, p.credo, p.acapy, p.stub,
-		benchKey, orgLocal, credoJWT, orgCredo, acapyKey, orgACAPy, admin)
+		benchKey, orgLocal, credoJWT, orgCredo, acapyKey, orgACAPy, admin, logOpt)
 }
 
 // serve is the server role: it runs Caddy with the Caddyfile named by
