@@ -76,7 +76,7 @@ func writeError(w http.ResponseWriter, status int, message any) {
 
 // writeUnauthorized writes the interface's exact 401 body and a challenge.
 func writeUnauthorized(w http.ResponseWriter, challenge string) {
-	w.Header().Set("WWW-Authenticate", challenge)
+	w.Header()["Www-Authenticate"] = []string{challenge}
 	writeBody(w, http.StatusUnauthorized, unauthorizedBody)
 }
 
