@@ -41,6 +41,9 @@ type result struct {
 	P50us      float64 `json:"p50_us"`
 	P99us      float64 `json:"p99_us"`
 	FirstError string  `json:"first_error,omitempty"`
+	// ServerCPUus is the server's CPU time per request (user + system):
+	// unlike req/s, it hardly moves with what else runs on the machine.
+	ServerCPUus float64 `json:"server_cpu_us_per_request,omitempty"`
 }
 
 func (r result) rps() float64 {

@@ -38,6 +38,7 @@ type targetReport struct {
 	Go         bool     `json:"go_client,omitempty"`
 	Rounds     []result `json:"rounds"`
 	RPS        float64  `json:"rps_median"`
+	CPUus      float64  `json:"server_cpu_us_per_request_median,omitempty"`
 	P50us      float64  `json:"p50_us_median"`
 	P99us      float64  `json:"p99_us_median"`
 	PeakRSSKiB int64    `json:"peak_rss_kib"`
@@ -108,6 +109,21 @@ func worseOf(atMost bool, fs ...func(get func(string) (result, bool)) (float64, 
 	}
 }
 
+// cpuOf is the inverse ratio of server CPU per request: what a's req/s
+// over b's would be if the server's CPU alone decided them. It hardly
+// moves with the machine's load, so it tells whether a missed req/s ratio
+// is proofgate's cost or noise.
+func cpuOf(a, b string) func(get func(string) (result, bool)) (float64, bool) {
+	return func(get func(string) (result, bool)) (float64, bool) {
+		ra, ok1 := get(a)
+		rb, ok2 := get(b)
+		if !ok1 || !ok2 || ra.ServerCPUus == 0 || rb.ServerCPUus == 0 {
+			return 0, false
+		}
+		return rb.ServerCPUus / ra.ServerCPUus, true
+	}
+}
+
 func p99Of(a, b string) func(get func(string) (result, bool)) (float64, bool) {
 	return func(get func(string) (result, bool)) (float64, bool) {
 		ra, ok1 := get(a)
@@ -137,17 +153,30 @@ var ratioDefs = []ratioDef{
 	{"ratio_acapy_accept_vs_reverse_proxy", "", 0, false, rpsOf("acapy_accept", "reverse_proxy")},
 	{"ratio_credo_create_vs_reverse_proxy", "", 0, false, rpsOf("credo_create", "reverse_proxy")},
 	{"ratio_acapy_create_vs_reverse_proxy", "", 0, false, rpsOf("acapy_create", "reverse_proxy")},
+	{"cpu_ratio_pass_through_vs_respond", "server CPU per request of respond over pass-through's (load-independent)", 0, false, cpuOf("pass_through", "respond")},
+	{"cpu_ratio_bad_request_vs_respond", "server CPU per request of respond over the 400 path's", 0, false, cpuOf("bad_request", "respond")},
+	{"cpu_ratio_unauthorized_vs_respond", "server CPU per request of respond over the 401 path's", 0, false, cpuOf("unauthorized", "respond")},
+	{"cpu_ratio_upstream_accept_vs_reverse_proxy", "server CPU per request of reverse_proxy over accept's; the worse of credo and acapy", 0, false,
+		worseOf(false, cpuOf("credo_accept", "reverse_proxy"), cpuOf("acapy_accept", "reverse_proxy"))},
+	{"cpu_ratio_upstream_create_vs_reverse_proxy", "server CPU per request of reverse_proxy over create's; the worse of credo and acapy", 0, false,
+		worseOf(false, cpuOf("credo_create", "reverse_proxy"), cpuOf("acapy_create", "reverse_proxy"))},
 	{"ratio_short_url_vs_respond", "req/s of a short URL read (one storage read) over respond", 0, false, rpsOf("short_url", "respond")},
 	{"ratio_accept_conflict_vs_respond", "req/s of a local accept answered 409 (one storage read) over respond", 0, false, rpsOf("accept_conflict", "respond")},
 }
 
 func (r *report) finish() {
 	for _, t := range r.Targets {
-		var rps, p50, p99 []float64
+		var rps, p50, p99, cpu []float64
 		for _, x := range t.Rounds {
 			rps, p50, p99 = append(rps, x.rps()), append(p50, x.P50us), append(p99, x.P99us)
+			if x.ServerCPUus > 0 {
+				cpu = append(cpu, x.ServerCPUus)
+			}
 		}
 		t.RPS, t.P50us, t.P99us = median(rps), median(p50), median(p99)
+		if len(cpu) > 0 {
+			t.CPUus = median(cpu)
+		}
 	}
 	r.Ratios = map[string]*ratio{}
 	for _, d := range ratioDefs {
@@ -183,14 +212,18 @@ func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "%d rounds × (%s warm-up + %s) per target, %d connections, load generator %s, request log %v, %d CPUs, load %s → %s, %.0fs\n\n",
 		r.Rounds, r.Warmup, r.Duration, r.Conns, r.Loadgen, r.RequestLog, r.CPUs, r.LoadBefore, r.LoadAfter, r.Seconds)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "target\treq/s\tp50\tp99\tpeak RSS\t")
+	fmt.Fprintln(tw, "target\treq/s\tp50\tp99\tpeak RSS\tserver CPU/req\t")
 	for _, name := range r.Order {
 		t := r.Targets[name]
 		label := t.Label
 		if t.Go {
 			label += " [Go client]"
 		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%.1f MiB\t\n", label, t.RPS, us(t.P50us), us(t.P99us), float64(t.PeakRSSKiB)/1024)
+		cpu := "-"
+		if t.CPUus > 0 {
+			cpu = fmt.Sprintf("%.0fµs", t.CPUus)
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%.1f MiB\t%s\t\n", label, t.RPS, us(t.P50us), us(t.P99us), float64(t.PeakRSSKiB)/1024, cpu)
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
@@ -236,7 +269,7 @@ func soak(m *measurer, ts []target, logf func(string, ...any)) error {
 	pid := m.e.server.cmd.Process.Pid
 	window := 30 * time.Second
 	o := m.o
-	o.warmup, o.duration = 0, window
+	o.duration = window
 	m.o = o
 	logf("soak: %s, windows of %s over %s", m.o.soak, window, names(ts))
 	start := time.Now()
@@ -244,7 +277,7 @@ func soak(m *measurer, ts []target, logf func(string, ...any)) error {
 	fmt.Printf("%8s %9.1f MiB %10s  %s\n", "0s", float64(rssKiB(pid))/1024, "-", "(start)")
 	for i := 0; time.Since(start) < m.o.soak; i++ {
 		t := ts[i%len(ts)]
-		res, err := m.run(t)
+		res, err := m.run(t, m.o.duration)
 		if err != nil {
 			return err
 		}

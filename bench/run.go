@@ -294,29 +294,58 @@ type measurer struct {
 
 func (m *measurer) measure(t target) (result, int64, error) {
 	stop := make(chan struct{})
-	peak := sampleRSS(m.e.server.cmd.Process.Pid, stop)
-	res, err := m.run(t)
+	pid := m.e.server.cmd.Process.Pid
+	peak := sampleRSS(pid, stop)
+	if m.o.warmup > 0 {
+		if _, err := m.run(t, m.o.warmup); err != nil {
+			close(stop)
+			<-peak
+			return result{}, 0, err
+		}
+	}
+	cpu0 := cpuTicks(pid)
+	res, err := m.run(t, m.o.duration)
+	cpu1 := cpuTicks(pid)
 	close(stop)
+	if res.Requests > 0 && !t.Durable {
+		res.ServerCPUus = float64(cpu1-cpu0) * 1e6 / clockTicks / float64(res.Requests)
+	}
 	return res, <-peak, err
 }
 
-func (m *measurer) run(t target) (result, error) {
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's CPU times (100
+// on every Linux this runs on).
+const clockTicks = 100
+
+// cpuTicks is the CPU time (user + system) a process used so far.
+func cpuTicks(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name may hold spaces; the fields after it are fixed.
+	_, rest, ok := strings.Cut(string(b), ") ")
+	if !ok {
+		return 0
+	}
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		return 0
+	}
+	var utime, stime int64
+	fmt.Sscan(f[11], &utime)
+	fmt.Sscan(f[12], &stime)
+	return utime + stime
+}
+
+func (m *measurer) run(t target, d time.Duration) (result, error) {
 	if t.Durable {
-		dir := filepath.Join(m.e.data, "bench-durable")
-		if m.o.warmup > 0 {
-			durableWrites(dir, m.size, m.o.conns, m.o.warmup)
-		}
-		return durableWrites(dir, m.size, m.o.conns, m.o.duration), nil
+		return durableWrites(filepath.Join(m.e.data, "bench-durable"), m.size, m.o.conns, d), nil
 	}
 	if m.wrk != "" && t.Flow == "" {
-		if m.o.warmup > 0 {
-			if _, err := wrkRun(m.wrk, m.e.root, t, m.o.conns, m.o.warmup); err != nil {
-				return result{}, err
-			}
-		}
-		return wrkRun(m.wrk, m.e.root, t, m.o.conns, m.o.duration)
+		return wrkRun(m.wrk, m.e.root, t, m.o.conns, d)
 	}
-	spec, _ := json.Marshal(loadSpec{Target: t, Conns: m.o.conns, Warmup: m.o.warmup, Duration: m.o.duration})
+	spec, _ := json.Marshal(loadSpec{Target: t, Conns: m.o.conns, Duration: d})
 	self, err := os.Executable()
 	if err != nil {
 		return result{}, err
@@ -343,16 +372,17 @@ func (m *measurer) measureInto(rep *report, t target) (result, error) {
 	tr := rep.Targets[t.Name]
 	tr.Rounds = append(tr.Rounds, res)
 	tr.PeakRSSKiB = max(tr.PeakRSSKiB, peak)
-	m.e.logf("  %-45s %9.0f/s  p50 %8.0fµs  p99 %8.0fµs", t.Label, res.rps(), res.P50us, res.P99us)
+	m.e.logf("  %-45s %9.0f/s  p50 %8.0fµs  p99 %8.0fµs  server CPU %5.0fµs/req", t.Label, res.rps(), res.P50us, res.P99us, res.ServerCPUus)
 	return res, nil
 }
 
 // combine averages two measurements of one reference (before and after
-// its group): the requests and time add up, the percentiles are averaged.
+// its group): the requests and time add up, the percentiles and the CPU
+// per request are averaged.
 func combine(a, b result) result {
 	return result{
 		Requests: a.Requests + b.Requests, Errors: a.Errors + b.Errors, Seconds: a.Seconds + b.Seconds,
-		P50us: (a.P50us + b.P50us) / 2, P99us: (a.P99us + b.P99us) / 2,
+		P50us: (a.P50us + b.P50us) / 2, P99us: (a.P99us + b.P99us) / 2, ServerCPUus: (a.ServerCPUus + b.ServerCPUus) / 2,
 	}
 }
 
