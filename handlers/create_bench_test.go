@@ -17,6 +17,7 @@ import (
 	"github.com/proofgate/proofgate/internal/auth"
 	"github.com/proofgate/proofgate/internal/auth/apikey"
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/benchutil"
 	"github.com/proofgate/proofgate/internal/proofs"
 	"github.com/proofgate/proofgate/internal/validate"
 )
@@ -131,6 +132,7 @@ func BenchmarkCreatePath(b *testing.B) {
 		b.Fatalf("%d %s", w.Code, w.Body)
 	}
 	b.ReportAllocs()
+	defer benchutil.CPUPerOp(b)()
 	for b.Loop() {
 		w := httptest.NewRecorder()
 		g.SendOutOfBandRequest(w, newCreateRequest(), benchOrg)
@@ -144,6 +146,7 @@ func BenchmarkCreatePath(b *testing.B) {
 func BenchmarkBadRequest(b *testing.B) {
 	g := benchGateway(b)
 	b.ReportAllocs()
+	defer benchutil.CPUPerOp(b)()
 	for b.Loop() {
 		r := httptest.NewRequest(http.MethodPost, "/orgs/"+benchOrg+"/proofs/oob?requestType=indy", strings.NewReader(`{"isShortenUrl":1,"proofFormats":{"indy":{}}}`))
 		r.Header.Set("Content-Type", "application/json")
@@ -161,6 +164,7 @@ func BenchmarkUnauthorized(b *testing.B) {
 	g := benchGateway(b)
 	r := httptest.NewRequest(http.MethodPost, "/orgs/"+benchOrg+"/proofs/oob?requestType=indy", nil)
 	b.ReportAllocs()
+	defer benchutil.CPUPerOp(b)()
 	for b.Loop() {
 		w := httptest.NewRecorder()
 		g.SendOutOfBandRequest(w, r, benchOrg)
