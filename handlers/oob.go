@@ -79,7 +79,7 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 			return
 		}
 		d := c.done[0]
-		writeCreated(w, oobData{
+		writeCreatedOne(w, oobData{
 			ProofRecordID:     d.result.ProofRecord.ID,
 			ProofRecordThID:   d.result.ProofRecord.ThreadID,
 			OutOfBandID:       d.result.OutOfBandID,
