@@ -45,7 +45,7 @@ type options struct {
 	soak       time.Duration
 	keep       bool
 	admin      string
-	requestLog bool
+	requestLog string
 }
 
 func main() {
@@ -60,13 +60,17 @@ func main() {
 	flag.StringVar(&o.only, "only", "", "comma-separated target names to run (default: all)")
 	flag.DurationVar(&o.soak, "soak", 0, "instead of the rounds: sustained load on create and 400 for this long, reporting the server's RSS")
 	flag.BoolVar(&o.keep, "keep", false, "keep the data directory")
-	flag.BoolVar(&o.requestLog, "request-log", true, "keep proofgate's request log on (as shipped); false excludes it from the log, to measure its cost")
+	flag.StringVar(&o.requestLog, "request-log", "sampled", "the server's log: sampled (as examples/Caddyfile and README's production setting), all (a line per request), off")
 	flag.StringVar(&o.admin, "admin", "off", "the server's admin address, e.g. 127.0.0.1:2019 to take profiles from /debug/pprof/ during a run")
 	flag.Parse()
 
 	var err error
 	switch *role {
 	case "":
+		if o.requestLog != "sampled" && o.requestLog != "all" && o.requestLog != "off" {
+			err = fmt.Errorf("-request-log: %q is not sampled, all or off", o.requestLog)
+			break
+		}
 		err = orchestrate(o)
 	case "server":
 		err = serve(flag.Args())

@@ -20,7 +20,7 @@ type report struct {
 	Warmup      string                   `json:"warmup"`
 	CPUs        int                      `json:"cpus"`
 	RecordBytes int                      `json:"record_bytes"`
-	RequestLog  bool                     `json:"request_log"`
+	RequestLog  string                   `json:"request_log"`
 	LoadBefore  string                   `json:"loadavg_before"`
 	LoadAfter   string                   `json:"loadavg_after"`
 	Seconds     float64                  `json:"seconds"`
@@ -209,7 +209,7 @@ func (r *report) finish() {
 }
 
 func (r *report) print(w io.Writer) {
-	fmt.Fprintf(w, "%d rounds × (%s warm-up + %s) per target, %d connections, load generator %s, request log %v, %d CPUs, load %s → %s, %.0fs\n\n",
+	fmt.Fprintf(w, "%d rounds × (%s warm-up + %s) per target, %d connections, load generator %s, request log %s, %d CPUs, load %s → %s, %.0fs\n\n",
 		r.Rounds, r.Warmup, r.Duration, r.Conns, r.Loadgen, r.RequestLog, r.CPUs, r.LoadBefore, r.LoadAfter, r.Seconds)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "target\treq/s\tp50\tp99\tpeak RSS\tserver CPU/req\t")

@@ -117,7 +117,7 @@ func (e *env) close(keep bool) {
 	}
 }
 
-func startEnv(admin string, requestLog bool, logf func(string, ...any)) (*env, error) {
+func startEnv(admin, requestLog string, logf func(string, ...any)) (*env, error) {
 	root, err := os.MkdirTemp("", "proofgate-bench-")
 	if err != nil {
 		return nil, err

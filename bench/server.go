@@ -35,13 +35,27 @@ type ports struct {
 // with other values; logging is Caddy's default (info, to the server's
 // stderr, which the bench writes to a file as an operator would).
 // admin is Caddy's admin address ("off" by default; set -admin to take
-// profiles from /debug/pprof during a run). Without requestLog the
-// request log is excluded from Caddy's default log, as README shows, to
-// measure what it costs.
-func caddyfile(data, admin string, requestLog bool, p ports) string {
+// profiles from /debug/pprof during a run). requestLog is how the request
+// log is configured: "sampled" (README's production setting: the first 10
+// lines a second, then 1 in 100, as examples/Caddyfile does), "all" (one
+// line per request), or "off" (excluded), to measure what it costs.
+func caddyfile(data, admin, requestLog string, p ports) string {
 	logOpt := ""
-	if !requestLog {
-		logOpt = "\n\tlog default {\n\t\texclude http.handlers.proofgate.requests\n\t}"
+	switch requestLog {
+	case "sampled":
+		logOpt = `
+	log default {
+		sampling {
+			interval 1s
+			first 10
+			thereafter 100
+		}
+	}`
+	case "off":
+		logOpt = `
+	log default {
+		exclude http.handlers.proofgate.requests
+	}`
 	}
 	return fmt.Sprintf(`{
 	admin %[14]s
