@@ -79,7 +79,7 @@ var (
 	}, []string{"direction", "type", "outcome"})
 	verifications = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Subsystem: subsystem, Name: "verifications_total",
-		Help: "Verdicts on received presentations, by format (indy, anoncreds, dif, w3c, other) and outcome (verified, answers_request, rejected, error).",
+		Help: "Verdicts of the local verifier on received presentations, by format (indy, anoncreds, dif, w3c, other) and outcome (verified; answers_request: conforms, no verifier judges the format; rejected; error: the verifier could not judge).",
 	}, []string{"format", "outcome"})
 	mailAttempts = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Subsystem: subsystem, Name: "mail_attempts_total",
