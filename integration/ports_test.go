@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/caddyserver/caddy/v2/caddytest"
+
+	acapyenv "github.com/proofgate/proofgate/internal/testenv/acapy"
 )
 
 // The ports of this test binary's Caddy, chosen free at start so that two
@@ -27,7 +29,8 @@ func TestMain(m *testing.M) {
 	httpPort, httpsPort, adminPort = ports[0], ports[1], ports[2]
 	adminAddr = "localhost:" + adminPort
 	base = "http://localhost:" + httpPort
-	os.Exit(m.Run())
+	// acapy.Main stops the ACA-Py agents the tests share (acapy.Shared).
+	os.Exit(acapyenv.Main(m))
 }
 
 // newTester is caddytest.NewTester on this binary's admin port.
