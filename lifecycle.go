@@ -100,6 +100,9 @@ func (h *Handler) startSweeper(storage certmagic.Storage, backends []backend.Bac
 	if h.gw.ShortURLs != nil {
 		tasks = append(tasks, h.gw.ShortURLs.SweepTask())
 	}
+	if h.gw.Idempotency != nil {
+		tasks = append(tasks, h.gw.Idempotency.SweepTask())
+	}
 	h.sweeper = sweeper.New(storage, tasks, sweeper.Options{
 		Logger: h.logger.Named("sweeper"),
 		OnRemoved: func(what string, n int) {

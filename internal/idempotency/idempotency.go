@@ -16,11 +16,11 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/store"
+	"github.com/proofgate/proofgate/internal/sweeper"
 )
 
 // Namespace is the storage namespace: keys live under proofgate/idempotency/.
@@ -66,8 +66,6 @@ type Store struct {
 	store *store.Store
 	ttl   time.Duration
 	now   func() time.Time
-
-	lastSweep atomic.Int64 // unix nanoseconds
 }
 
 // New returns a Store keeping answers for ttl (DefaultTTL when 0).
@@ -150,7 +148,6 @@ type Claim struct {
 //     claim.Complete or claim.Release;
 //   - ErrInProgress, ErrMismatch, or a storage error (backend.ErrUnavailable).
 func (s *Store) Begin(ctx context.Context, principal, org, key, fingerprint string) (*Entry, *Claim, error) {
-	s.maybeSweep(ctx)
 	n := name(principal, org, key)
 	storage := s.store.Storage()
 	lockName := s.store.Key(n)
@@ -198,38 +195,34 @@ func (c *Claim) Release(ctx context.Context) error {
 	return c.s.store.Delete(context.WithoutCancel(ctx), c.name)
 }
 
-// sweepInterval is how often one instance looks for expired entries.
-const sweepInterval = time.Hour
-
-// maxSweep bounds one sweep's deletions, so that it stays cheap.
-const maxSweep = 1000
-
-// maybeSweep deletes expired entries, at most once per sweepInterval, in
-// the background.
-func (s *Store) maybeSweep(ctx context.Context) {
-	now := s.now()
-	last := s.lastSweep.Load()
-	if last != 0 && now.Sub(time.Unix(0, last)) < sweepInterval {
-		return
-	}
-	if !s.lastSweep.CompareAndSwap(last, now.UnixNano()) {
-		return
-	}
-	go s.Sweep(context.WithoutCancel(ctx)) //nolint:errcheck // best effort; the next sweep retries
+// SweepTask is the clean-up of expired entries, run by the gateway's
+// sweeper (one pass at a time across instances, a bounded number of
+// entries looked at per pass, continuing where the last pass stopped).
+func (s *Store) SweepTask() sweeper.Task {
+	var cursor sweeper.Cursor
+	return sweeper.Task{Name: "idempotency_keys", Run: func(ctx context.Context, _ time.Time, budget int) (map[string]int, error) {
+		names, err := cursor.Next(ctx, s.store, budget)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]int{"idempotency_keys": s.sweepNames(ctx, names)}, nil
+	}}
 }
 
-// Sweep deletes up to maxSweep expired entries and returns how many.
+// Sweep deletes every expired entry and returns how many.
 func (s *Store) Sweep(ctx context.Context) (int, error) {
 	names, err := s.store.List(ctx)
 	if err != nil {
 		return 0, err
 	}
+	return s.sweepNames(ctx, names), nil
+}
+
+// sweepNames deletes the expired entries among names.
+func (s *Store) sweepNames(ctx context.Context, names []string) int {
 	now := s.now()
 	deleted := 0
 	for _, n := range names {
-		if deleted >= maxSweep {
-			break
-		}
 		var e Entry
 		if err := s.store.Get(ctx, n, &e); err != nil || !now.After(e.ExpiresAt) {
 			continue
@@ -238,7 +231,7 @@ func (s *Store) Sweep(ctx context.Context) (int, error) {
 			deleted++
 		}
 	}
-	return deleted, nil
+	return deleted
 }
 
 // deleteIfExpired deletes an entry under its lock, after reading it again:
