@@ -145,7 +145,7 @@ func (p *Provider) Authenticate(r *http.Request) (*auth.Principal, error) {
 	return &p.keys[match].principal, nil
 }
 
-var errInvalidKey = errors.New("invalid API key")
+var errInvalidKey = errors.New("unknown API key")
 
 // UnmarshalCaddyfile sets up one key from Caddyfile tokens. Syntax:
 //
