@@ -60,7 +60,10 @@ type Handler struct {
 	shortPrefix string                     // URL path prefix of short URLs, "" when disabled
 	mailKey     string                     // this handler's entry in mailPool, "" without email
 	didcomm     map[string]didcommReceiver // URL path → local verifier
-	logger      *zap.Logger
+	// invitationLinks: URL path of a public URL → where long invitation
+	// URLs opened in a browser get the invitation page.
+	invitationLinks map[string]invitationLink
+	logger          *zap.Logger
 }
 
 // CaddyModule returns the Caddy module information.
@@ -179,6 +182,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.shortPrefix = strings.TrimSuffix(u.Path, "/") + "/url/"
 		h.gw.ShortURLs = shorturl.New(store.New(ctx.Storage(), "shorturls"), time.Duration(h.ShortURLTTL))
 	}
+	h.provisionInvitationLinks(r.all, publicURL)
 	if h.Email != nil {
 		if err := h.provisionMail(ctx, ctx.Storage()); err != nil {
 			return err
@@ -243,6 +247,9 @@ func (h *Handler) Validate() error {
 // ServeHTTP serves proofgate's routes and passes everything else on.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	route, param := h.match(r.URL.Path)
+	if route == routeNone && h.invitationLinks != nil && h.isInvitationLink(r) {
+		route, param = routeInvitationPage, r.URL.Path
+	}
 	if route == routeNone {
 		return next.ServeHTTP(w, r)
 	}
@@ -282,6 +289,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, route route, par
 			return
 		}
 		h.gw.ResolveShortURL(w, r, param)
+	case routeInvitationPage:
+		link := h.invitationLinks[param]
+		h.gw.ServeInvitationLink(w, r, link.base, link.states)
 	case routeDIDComm:
 		// Wallets post their messages here; the verifier answers every
 		// method and status itself (DIDComm over HTTP is one-way: 202).

@@ -10,6 +10,7 @@ const (
 	routeAccept
 	routeShortURL
 	routeDIDComm
+	routeInvitationPage // <public_url>?oob=… opened in a browser
 )
 
 // operation is the route's metrics label.
@@ -21,6 +22,8 @@ func (rt route) operation() string {
 		return opAccept
 	case routeDIDComm:
 		return opDIDComm
+	case routeInvitationPage:
+		return opInvitationPage
 	default:
 		return opShortURL
 	}
