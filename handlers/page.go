@@ -48,9 +48,9 @@ const (
 
 // pageData fills page.html.
 type pageData struct {
-	CSS     template.CSS // inline, hashed in the CSP
-	JS      template.JS
-	Title   string
+	CSS   template.CSS // inline, hashed in the CSP
+	JS    template.JS
+	Title string
 	// Problem, when set, replaces the invitation: the link is unknown,
 	// expired, answered or damaged.
 	Problem string
