@@ -14,6 +14,7 @@ import (
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/didcomm"
 	"github.com/proofgate/proofgate/internal/didkey"
+	"github.com/proofgate/proofgate/internal/testenv/wallet"
 )
 
 // TestReceiveAndAccept walks the whole exchange: invitation → wallet's
@@ -47,18 +48,18 @@ func TestReceiveAndAccept(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
 			a := newTestAgent(t)
-			w := newWallet(t, tt.mediator)
+			w := wallet.NewT(t, wallet.Options{Mediator: tt.mediator})
 			res, err := a.Service().Create(ctx, testOrg, tt.req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			id := res.ProofRecord.ID
-			inv := readInvitation(t, res.InvitationURL)
-			var payload any = indyProof()
+			inv := w.ReadInvitation(res.InvitationURL)
+			var payload any = wallet.SampleIndyProof()
 			if tt.req.RequestType == backend.RequestPresentationExchange {
 				payload = vp(inv)
 			}
-			env := w.pack(inv, w.presentation(inv, payload, w.service(tt.didKeys)), tt.anon)
+			env := w.Pack(inv, w.Presentation(inv, payload, serviceOpt(w.Service(tt.didKeys))), tt.anon)
 
 			got, err := a.Receive(ctx, env)
 			if err != nil {
@@ -71,18 +72,18 @@ func TestReceiveAndAccept(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantSender := w.verkey
+			wantSender := w.Verkey()
 			if tt.anon {
 				wantSender = ""
 			}
 			check, _ := doc.Record.Metadata["verification"].(map[string]any)
 			if doc.Record.State != backend.StatePresentationReceived || doc.Record.IsVerified != nil ||
 				check["answersRequest"] != true || check["signaturesVerified"] != false ||
-				doc.TheirVerkey != wantSender || doc.TheirService == nil || doc.TheirService.ServiceEndpoint != w.srv.URL ||
-				doc.TheirService.RecipientKeys[0] != w.verkey || len(doc.Presentation) == 0 {
+				doc.TheirVerkey != wantSender || doc.TheirService == nil || doc.TheirService.ServiceEndpoint != w.URL() ||
+				doc.TheirService.RecipientKeys[0] != w.Verkey() || len(doc.Presentation) == 0 {
 				t.Fatalf("record after presentation: %+v, service %+v", doc.Record, doc.TheirService)
 			}
-			w.none() // nothing goes back before the accept
+			w.None() // nothing goes back before the accept
 
 			// The same delivery again changes nothing.
 			if _, err := a.Receive(ctx, env); err != nil {
@@ -94,19 +95,19 @@ func TestReceiveAndAccept(t *testing.T) {
 				t.Fatal(err)
 			}
 			ack, _ := rec.Metadata[MetadataAck].(map[string]any)
-			if rec.State != backend.StateDone || ack["sent"] != true || ack["endpoint"] != w.srv.URL {
+			if rec.State != backend.StateDone || ack["sent"] != true || ack["endpoint"] != w.URL() {
 				t.Fatalf("accepted record %+v", rec)
 			}
-			r := w.next()
-			th, _ := r.msg["~thread"].(map[string]any)
-			if r.msg["@type"] != tt.wantAck || r.msg["status"] != "OK" || th["thid"] != inv.thid || th["pthid"] != inv.pthid {
-				t.Fatalf("ack %v", r.msg)
+			r := w.Next()
+			th, _ := r.Message["~thread"].(map[string]any)
+			if r.Message["@type"] != tt.wantAck || r.Message["status"] != "OK" || th["thid"] != inv.ThreadID || th["pthid"] != inv.ParentThreadID {
+				t.Fatalf("ack %v", r.Message)
 			}
-			if r.sender != inv.verifierKey {
-				t.Fatalf("ack authcrypted by %q, want the invitation's key %s", r.sender, inv.verifierKey)
+			if r.Sender != inv.VerifierKey {
+				t.Fatalf("ack authcrypted by %q, want the invitation's key %s", r.Sender, inv.VerifierKey)
 			}
-			if tt.mediator && len(w.forwards) != 1 {
-				t.Fatalf("mediator saw %d forwards", len(w.forwards))
+			if tt.mediator && len(w.Forwards()) != 1 {
+				t.Fatalf("mediator saw %d forwards", len(w.Forwards()))
 			}
 			// A restart sees the same.
 			doc, err = newTestService(t, a.Service().storage).Load(ctx, id)
@@ -131,7 +132,7 @@ func isConflict(err error, state string) bool {
 func TestReceiveNotAnswering(t *testing.T) {
 	v1 := indyRequest()
 	v1.ProtocolVersion = backend.ProtocolV1
-	type edit func(inv invitation, p map[string]any)
+	type edit func(inv *wallet.Invitation, p map[string]any)
 	rp := func(p map[string]any) map[string]any { return p["requested_proof"].(map[string]any) }
 	sub := func(p map[string]any) map[string]any { return p["presentation_submission"].(map[string]any) }
 	tests := []struct {
@@ -140,47 +141,47 @@ func TestReceiveNotAnswering(t *testing.T) {
 		edit edit
 		want string
 	}{
-		{"pe: descriptor missing", peRequest(), func(_ invitation, p map[string]any) {
+		{"pe: descriptor missing", peRequest(), func(_ *wallet.Invitation, p map[string]any) {
 			sub(p)["descriptor_map"] = []any{}
 		}, `input descriptor "wa_driver_license" is not in presentation_submission.descriptor_map`},
-		{"pe: unknown descriptor", peRequest(), func(_ invitation, p map[string]any) {
+		{"pe: unknown descriptor", peRequest(), func(_ *wallet.Invitation, p map[string]any) {
 			sub(p)["descriptor_map"] = []any{map[string]any{"id": "other", "format": "ldp_vc", "path": "$.verifiableCredential[0]"}}
 		}, `descriptor_map[0] names "other"`},
-		{"pe: wrong definition", peRequest(), func(_ invitation, p map[string]any) {
+		{"pe: wrong definition", peRequest(), func(_ *wallet.Invitation, p map[string]any) {
 			sub(p)["definition_id"] = "another"
 		}, `definition_id is "another"`},
-		{"pe: path selects nothing", peRequest(), func(_ invitation, p map[string]any) {
+		{"pe: path selects nothing", peRequest(), func(_ *wallet.Invitation, p map[string]any) {
 			sub(p)["descriptor_map"].([]any)[0].(map[string]any)["path"] = "$.verifiableCredential[3]"
 		}, "selects nothing"},
-		{"pe: field missing", peRequest(), func(_ invitation, p map[string]any) {
+		{"pe: field missing", peRequest(), func(_ *wallet.Invitation, p map[string]any) {
 			delete(p["verifiableCredential"].([]any)[0].(map[string]any)["credentialSubject"].(map[string]any), "dateOfBirth")
 		}, "the credential has no $.credentialSubject.dateOfBirth"},
-		{"pe: wrong challenge", peRequest(), func(_ invitation, p map[string]any) {
+		{"pe: wrong challenge", peRequest(), func(_ *wallet.Invitation, p map[string]any) {
 			p["proof"].(map[string]any)["challenge"] = uuid.NewString()
 		}, "does not carry the request's challenge"},
-		{"pe: wrong domain", peRequest(), func(_ invitation, p map[string]any) {
+		{"pe: wrong domain", peRequest(), func(_ *wallet.Invitation, p map[string]any) {
 			p["proof"].(map[string]any)["domain"] = "evil.example"
 		}, "does not carry the request's domain"},
-		{"pe: no proof", peRequest(), func(_ invitation, p map[string]any) { delete(p, "proof") }, "has no proof"},
-		{"pe: no submission", peRequest(), func(_ invitation, p map[string]any) { delete(p, "presentation_submission") }, "has no presentation_submission"},
-		{"indy: attribute missing", indyRequest(), func(_ invitation, p map[string]any) {
+		{"pe: no proof", peRequest(), func(_ *wallet.Invitation, p map[string]any) { delete(p, "proof") }, "has no proof"},
+		{"pe: no submission", peRequest(), func(_ *wallet.Invitation, p map[string]any) { delete(p, "presentation_submission") }, "has no presentation_submission"},
+		{"indy: attribute missing", indyRequest(), func(_ *wallet.Invitation, p map[string]any) {
 			delete(rp(p)["revealed_attrs"].(map[string]any), "attr1")
 		}, `requested attribute "attr1" (name) is not in the proof`},
-		{"indy: predicate missing", indyRequest(), func(_ invitation, p map[string]any) {
+		{"indy: predicate missing", indyRequest(), func(_ *wallet.Invitation, p map[string]any) {
 			delete(rp(p)["predicates"].(map[string]any), "pred1")
 		}, `requested predicate "pred1" (age >= 18) is not in the proof`},
-		{"indy: self-attested restricted", indyRequest(), func(_ invitation, p map[string]any) {
+		{"indy: self-attested restricted", indyRequest(), func(_ *wallet.Invitation, p map[string]any) {
 			delete(rp(p)["revealed_attrs"].(map[string]any), "attr1")
 			rp(p)["self_attested_attrs"] = map[string]any{"attr1": "Mallory"}
 		}, "is self-attested but has restrictions"},
-		{"indy: wrong schema", indyRequest(), func(_ invitation, p map[string]any) {
+		{"indy: wrong schema", indyRequest(), func(_ *wallet.Invitation, p map[string]any) {
 			p["identifiers"].([]any)[0].(map[string]any)["schema_id"] = "L5u3AaDjGhV2AjL6mwAjLm:2:other:1.0"
 		}, `requested attribute "attr1": the credential does not meet its restrictions`},
-		{"indy: bad sub proof index", indyRequest(), func(_ invitation, p map[string]any) {
+		{"indy: bad sub proof index", indyRequest(), func(_ *wallet.Invitation, p map[string]any) {
 			rp(p)["predicates"].(map[string]any)["pred1"] = map[string]any{"sub_proof_index": 4}
 		}, "sub_proof_index is missing or out of range"},
-		{"indy: not a proof", indyRequest(), func(_ invitation, p map[string]any) { delete(p, "requested_proof") }, "is not an AnonCreds proof"},
-		{"indy v1: attribute unrevealed is fine but predicate missing", v1, func(_ invitation, p map[string]any) {
+		{"indy: not a proof", indyRequest(), func(_ *wallet.Invitation, p map[string]any) { delete(p, "requested_proof") }, "is not an AnonCreds proof"},
+		{"indy v1: attribute unrevealed is fine but predicate missing", v1, func(_ *wallet.Invitation, p map[string]any) {
 			rp(p)["unrevealed_attrs"] = map[string]any{"attr1": map[string]any{"sub_proof_index": 0}}
 			delete(rp(p)["revealed_attrs"].(map[string]any), "attr1")
 			delete(rp(p)["predicates"].(map[string]any), "pred1")
@@ -190,25 +191,25 @@ func TestReceiveNotAnswering(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
 			a := newTestAgent(t)
-			w := newWallet(t, false)
+			w := wallet.NewT(t, wallet.Options{})
 			res, err := a.Service().Create(ctx, testOrg, tt.req)
 			if err != nil {
 				t.Fatal(err)
 			}
-			inv := readInvitation(t, res.InvitationURL)
-			payload := indyProof()
+			inv := w.ReadInvitation(res.InvitationURL)
+			payload := wallet.SampleIndyProof()
 			if tt.req.RequestType == backend.RequestPresentationExchange {
 				payload = vp(inv)
 			}
 			tt.edit(inv, payload)
-			got, err := a.Receive(ctx, w.pack(inv, w.presentation(inv, payload, w.service(false)), false))
+			got, err := a.Receive(ctx, w.Pack(inv, w.Presentation(inv, payload, serviceOpt(w.Service(false))), false))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got.State != backend.StateAbandoned {
 				t.Fatalf("Receive = %+v", got)
 			}
-			r := w.next()
+			r := w.Next()
 			a.wg.Wait() // the outcome is written after the wallet answered
 			rec, err := a.Service().LoadRecord(ctx, res.ProofRecord.ID)
 			if err != nil {
@@ -221,10 +222,10 @@ func TestReceiveNotAnswering(t *testing.T) {
 			if tt.req.ProtocolVersion == backend.ProtocolV1 {
 				wantType = TypeProblemReportV1
 			}
-			th, _ := r.msg["~thread"].(map[string]any)
-			desc, _ := r.msg["description"].(map[string]any)
-			if r.msg["@type"] != wantType || th["thid"] != inv.thid || desc["code"] != ProblemCodeAbandoned || !strings.Contains(desc["en"].(string), tt.want) {
-				t.Fatalf("problem report %v", r.msg)
+			th, _ := r.Message["~thread"].(map[string]any)
+			desc, _ := r.Message["description"].(map[string]any)
+			if r.Message["@type"] != wantType || th["thid"] != inv.ThreadID || desc["code"] != ProblemCodeAbandoned || !strings.Contains(desc["en"].(string), tt.want) {
+				t.Fatalf("problem report %v", r.Message)
 			}
 			if pr, _ := rec.Metadata[MetadataProblemReport].(map[string]any); pr["sent"] != true {
 				t.Fatalf("metadata %v", rec.Metadata)
@@ -254,17 +255,17 @@ func TestReceiveProblemReport(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
 			a := newTestAgent(t)
-			w := newWallet(t, false)
+			w := wallet.NewT(t, wallet.Options{})
 			res, err := a.Service().Create(ctx, testOrg, peRequest())
 			if err != nil {
 				t.Fatal(err)
 			}
-			inv := readInvitation(t, res.InvitationURL)
-			msg := map[string]any{"@type": tt.typ, "@id": uuid.NewString(), "~thread": map[string]any{"thid": inv.thid, "pthid": inv.pthid}}
+			inv := w.ReadInvitation(res.InvitationURL)
+			msg := map[string]any{"@type": tt.typ, "@id": uuid.NewString(), "~thread": map[string]any{"thid": inv.ThreadID, "pthid": inv.ParentThreadID}}
 			if tt.description != nil {
 				msg["description"] = tt.description
 			}
-			got, err := a.Receive(ctx, w.pack(inv, msg, true))
+			got, err := a.Receive(ctx, w.Pack(inv, msg, true))
 			if err != nil || got.State != backend.StateAbandoned {
 				t.Fatalf("Receive = %+v, %v", got, err)
 			}
@@ -273,10 +274,10 @@ func TestReceiveProblemReport(t *testing.T) {
 				t.Fatalf("record %+v", rec)
 			}
 			// A terminal record takes no more.
-			if _, err := a.Receive(ctx, w.pack(inv, msg, true)); !isConflict(err, backend.StateAbandoned) {
+			if _, err := a.Receive(ctx, w.Pack(inv, msg, true)); !isConflict(err, backend.StateAbandoned) {
 				t.Fatalf("second problem report: %v", err)
 			}
-			w.none()
+			w.None()
 		})
 	}
 }
@@ -286,27 +287,29 @@ func TestReceiveProblemReport(t *testing.T) {
 func TestReceiveRejects(t *testing.T) {
 	ctx := context.Background()
 	a := newTestAgent(t)
-	w := newWallet(t, false)
+	w := wallet.NewT(t, wallet.Options{})
 	res, err := a.Service().Create(ctx, testOrg, indyRequest())
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv := readInvitation(t, res.InvitationURL)
+	inv := w.ReadInvitation(res.InvitationURL)
 	own := indyRequest()
 	own.ReuseConnection = false
 	res2, err := a.Service().Create(ctx, testOrg, own)
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv2 := readInvitation(t, res2.InvitationURL)
+	inv2 := w.ReadInvitation(res2.InvitationURL)
 	other := backend.Org{ID: "another-org"}
 	res3, err := a.Service().Create(ctx, other, indyRequest())
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv3 := readInvitation(t, res3.InvitationURL)
+	inv3 := w.ReadInvitation(res3.InvitationURL)
 
-	good := func() map[string]any { return w.presentation(inv, indyProof(), w.service(false)) }
+	good := func() map[string]any {
+		return w.Presentation(inv, wallet.SampleIndyProof(), serviceOpt(w.Service(false)))
+	}
 	with := func(k string, v any) map[string]any {
 		m := good()
 		if v == nil {
@@ -317,9 +320,9 @@ func TestReceiveRejects(t *testing.T) {
 		return m
 	}
 	// encrypted to the verifier key of inv but on another record's thread
-	onThread := func(target invitation) map[string]any {
+	onThread := func(target *wallet.Invitation) map[string]any {
 		m := good()
-		m["~thread"] = map[string]any{"thid": target.thid, "pthid": target.pthid}
+		m["~thread"] = map[string]any{"thid": target.ThreadID, "pthid": target.ParentThreadID}
 		return m
 	}
 	_, stranger, _ := didkey.Generate()
@@ -339,7 +342,7 @@ func TestReceiveRejects(t *testing.T) {
 	}
 	packTo := func(key string, msg any) []byte {
 		b, _ := json.Marshal(msg)
-		env, err := didcomm.Pack(b, []string{key}, w.priv)
+		env, err := didcomm.Pack(b, []string{key}, w.PrivateKey())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -353,21 +356,21 @@ func TestReceiveRejects(t *testing.T) {
 	}{
 		{"garbage", []byte("garbage"), ErrMalformed},
 		{"plaintext message", []byte(`{"@type":"https://didcomm.org/present-proof/2.0/presentation"}`), ErrMalformed},
-		{"tampered ciphertext", tamper(w.pack(inv, good(), false)), ErrNotForUs},
+		{"tampered ciphertext", tamper(w.Pack(inv, good(), false)), ErrNotForUs},
 		{"to an unknown key", packTo(strangerKey, good()), ErrNotForUs},
-		{"plaintext not JSON", packTo(inv.verifierKey, "just a string"), ErrMalformed},
-		{"unknown thread", w.pack(inv, with("~thread", map[string]any{"thid": uuid.NewString()}), false), ErrUnknownThread},
-		{"thread not a uuid", w.pack(inv, with("~thread", map[string]any{"thid": "abc"}), false), ErrUnknownThread},
-		{"no thread", w.pack(inv, with("~thread", nil), false), ErrUnknownThread},
-		{"wrong pthid", w.pack(inv, with("~thread", map[string]any{"thid": inv.thid, "pthid": uuid.NewString()}), false), ErrUnknownThread},
-		{"org key, record with its own key", w.pack(inv, onThread(inv2), false), ErrUnknownThread},
-		{"record key, another record", w.pack(inv2, onThread(inv), false), ErrUnknownThread},
-		{"org key, another org's record", w.pack(inv, onThread(inv3), false), ErrUnknownThread},
-		{"unsupported type", w.pack(inv, with("@type", "https://didcomm.org/trust_ping/1.0/ping"), false), ErrUnsupported},
-		{"v1 presentation on a v2 record", w.pack(inv, with("@type", "https://didcomm.org/present-proof/1.0/presentation"), false), ErrUnsupported},
-		{"not a message type", w.pack(inv, with("@type", "presentation"), false), ErrUnsupported},
-		{"bad ~service", w.pack(inv, with("~service", map[string]any{"recipientKeys": []string{"nope"}, "serviceEndpoint": "https://x"}), false), ErrMalformed},
-		{"~service without keys", w.pack(inv, with("~service", map[string]any{"serviceEndpoint": "https://x"}), false), ErrMalformed},
+		{"plaintext not JSON", packTo(inv.VerifierKey, "just a string"), ErrMalformed},
+		{"unknown thread", w.Pack(inv, with("~thread", map[string]any{"thid": uuid.NewString()}), false), ErrUnknownThread},
+		{"thread not a uuid", w.Pack(inv, with("~thread", map[string]any{"thid": "abc"}), false), ErrUnknownThread},
+		{"no thread", w.Pack(inv, with("~thread", nil), false), ErrUnknownThread},
+		{"wrong pthid", w.Pack(inv, with("~thread", map[string]any{"thid": inv.ThreadID, "pthid": uuid.NewString()}), false), ErrUnknownThread},
+		{"org key, record with its own key", w.Pack(inv, onThread(inv2), false), ErrUnknownThread},
+		{"record key, another record", w.Pack(inv2, onThread(inv), false), ErrUnknownThread},
+		{"org key, another org's record", w.Pack(inv, onThread(inv3), false), ErrUnknownThread},
+		{"unsupported type", w.Pack(inv, with("@type", "https://didcomm.org/trust_ping/1.0/ping"), false), ErrUnsupported},
+		{"v1 presentation on a v2 record", w.Pack(inv, with("@type", "https://didcomm.org/present-proof/1.0/presentation"), false), ErrUnsupported},
+		{"not a message type", w.Pack(inv, with("@type", "presentation"), false), ErrUnsupported},
+		{"bad ~service", w.Pack(inv, with("~service", map[string]any{"recipientKeys": []string{"nope"}, "serviceEndpoint": "https://x"}), false), ErrMalformed},
+		{"~service without keys", w.Pack(inv, with("~service", map[string]any{"serviceEndpoint": "https://x"}), false), ErrMalformed},
 	}
 	before := map[string][]byte{}
 	for _, id := range []string{res.ProofRecord.ID, res2.ProofRecord.ID, res3.ProofRecord.ID} {
@@ -388,22 +391,22 @@ func TestReceiveRejects(t *testing.T) {
 			t.Fatalf("record %s changed:\n%s\n%s", id, b, after)
 		}
 	}
-	w.none()
+	w.None()
 
 	// A correct presentation still goes through afterwards.
-	if got, err := a.Receive(ctx, w.pack(inv, good(), false)); err != nil || got.State != backend.StatePresentationReceived {
+	if got, err := a.Receive(ctx, w.Pack(inv, good(), false)); err != nil || got.State != backend.StatePresentationReceived {
 		t.Fatalf("Receive = %+v, %v", got, err)
 	}
 	// Another presentation (new @id) is a conflict; so is a problem report
 	// from another sender than the one that presented.
-	if _, err := a.Receive(ctx, w.pack(inv, good(), false)); !isConflict(err, backend.StatePresentationReceived) {
+	if _, err := a.Receive(ctx, w.Pack(inv, good(), false)); !isConflict(err, backend.StatePresentationReceived) {
 		t.Fatalf("second presentation: %v", err)
 	}
-	pr := map[string]any{"@type": "https://didcomm.org/present-proof/2.0/problem-report", "@id": "x", "~thread": map[string]any{"thid": inv.thid}, "description": map[string]any{"code": "x"}}
-	if _, err := a.Receive(ctx, w.pack(inv, pr, true)); !errors.Is(err, ErrUnknownThread) {
+	pr := map[string]any{"@type": "https://didcomm.org/present-proof/2.0/problem-report", "@id": "x", "~thread": map[string]any{"thid": inv.ThreadID}, "description": map[string]any{"code": "x"}}
+	if _, err := a.Receive(ctx, w.Pack(inv, pr, true)); !errors.Is(err, ErrUnknownThread) {
 		t.Fatalf("problem report by someone else: %v", err)
 	}
-	if got, err := a.Receive(ctx, w.pack(inv, pr, false)); err != nil || got.State != backend.StateAbandoned {
+	if got, err := a.Receive(ctx, w.Pack(inv, pr, false)); err != nil || got.State != backend.StateAbandoned {
 		t.Fatalf("problem report by the prover: %+v, %v", got, err)
 	}
 }
@@ -415,26 +418,26 @@ func TestAcceptDelivery(t *testing.T) {
 	tests := []struct {
 		name         string
 		allowPrivate bool
-		service      func(w *testWallet) map[string]any
+		service      func(w *wallet.T) map[string]any
 		status       int
 		want         string
 	}{
-		{"no ~service", true, func(*testWallet) map[string]any { return nil }, http.StatusAccepted, "no ~service"},
-		{"endpoint fails", true, func(w *testWallet) map[string]any { return w.service(false) }, http.StatusInternalServerError, "HTTP 500"},
-		{"websocket endpoint", true, func(w *testWallet) map[string]any {
-			s := w.service(false)
-			s["serviceEndpoint"] = "ws" + strings.TrimPrefix(w.srv.URL, "http")
+		{"no ~service", true, func(*wallet.T) map[string]any { return nil }, http.StatusAccepted, "no ~service"},
+		{"endpoint fails", true, func(w *wallet.T) map[string]any { return w.Service(false) }, http.StatusInternalServerError, "HTTP 500"},
+		{"websocket endpoint", true, func(w *wallet.T) map[string]any {
+			s := w.Service(false)
+			s["serviceEndpoint"] = "ws" + strings.TrimPrefix(w.URL(), "http")
 			return s
 		}, http.StatusAccepted, "WebSocket"},
-		{"other scheme", true, func(w *testWallet) map[string]any {
-			s := w.service(false)
+		{"other scheme", true, func(w *wallet.T) map[string]any {
+			s := w.Service(false)
 			s["serviceEndpoint"] = "file:///etc/passwd"
 			return s
 		}, http.StatusAccepted, `scheme "file"`},
-		{"SSRF guard refuses loopback", false, func(w *testWallet) map[string]any { return w.service(false) }, http.StatusAccepted, "not public"},
-		{"SSRF guard refuses localhost by name", false, func(w *testWallet) map[string]any {
-			s := w.service(false)
-			s["serviceEndpoint"] = strings.Replace(w.srv.URL, "127.0.0.1", "localhost", 1)
+		{"SSRF guard refuses loopback", false, func(w *wallet.T) map[string]any { return w.Service(false) }, http.StatusAccepted, "not public"},
+		{"SSRF guard refuses localhost by name", false, func(w *wallet.T) map[string]any {
+			s := w.Service(false)
+			s["serviceEndpoint"] = strings.Replace(w.URL(), "127.0.0.1", "localhost", 1)
 			return s
 		}, http.StatusAccepted, "not public"},
 	}
@@ -443,14 +446,14 @@ func TestAcceptDelivery(t *testing.T) {
 			ctx := context.Background()
 			a := NewAgent(newTestService(t, fileStorage(t)), AgentConfig{AllowPrivateEndpoints: tt.allowPrivate})
 			t.Cleanup(a.Close)
-			w := newWallet(t, false)
-			w.status = tt.status
+			w := wallet.NewT(t, wallet.Options{})
+			w.SetStatus(tt.status)
 			res, err := a.Service().Create(ctx, testOrg, indyRequest())
 			if err != nil {
 				t.Fatal(err)
 			}
-			inv := readInvitation(t, res.InvitationURL)
-			if _, err := a.Receive(ctx, w.pack(inv, w.presentation(inv, indyProof(), tt.service(w)), false)); err != nil {
+			inv := w.ReadInvitation(res.InvitationURL)
+			if _, err := a.Receive(ctx, w.Pack(inv, w.Presentation(inv, wallet.SampleIndyProof(), serviceOpt(tt.service(w))), false)); err != nil {
 				t.Fatal(err)
 			}
 			rec, err := a.Accept(ctx, testOrg, res.ProofRecord.ID)
@@ -466,9 +469,9 @@ func TestAcceptDelivery(t *testing.T) {
 				t.Fatal("ack not kept")
 			}
 			if tt.status != http.StatusAccepted {
-				w.next() // it did arrive; the endpoint said no
+				w.Next() // it did arrive; the endpoint said no
 			} else {
-				w.none()
+				w.None()
 			}
 		})
 	}
