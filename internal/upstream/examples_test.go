@@ -19,10 +19,12 @@ import (
 
 func TestExamples(t *testing.T) {
 	for _, tt := range []struct {
-		file, typ, secretVar, secretField string
+		file, typ, secretVar, secretField, want string
 	}{
-		{"../../examples/credo.Caddyfile", "credo", "PROOFGATE_AGENT_TOKEN", "token"},
-		{"../../examples/acapy.Caddyfile", "acapy", "PROOFGATE_AGENT_API_KEY", "api_key"},
+		// The token is a runtime placeholder: resolved at load, so it is
+		// not in the adapted config (Caddy's config API).
+		{"../../examples/credo.Caddyfile", "credo", "PROOFGATE_AGENT_TOKEN", "token", "{env.PROOFGATE_AGENT_TOKEN}"},
+		{"../../examples/acapy.Caddyfile", "acapy", "PROOFGATE_AGENT_API_KEY", "api_key", "s3cret"},
 	} {
 		t.Run(tt.typ, func(t *testing.T) {
 			t.Setenv("PROOFGATE_AGENT_URL", "http://127.0.0.1:8999")
@@ -76,7 +78,7 @@ func TestExamples(t *testing.T) {
 				t.Fatalf("handlers %v, want proofgate before reverse_proxy", order)
 			}
 			b, _ := gw["backends"].(map[string]any)["agent"].(map[string]any)
-			if b["type"] != tt.typ || b["url"] != "http://127.0.0.1:8999" || b[tt.secretField] != "s3cret" || gw["default_backend"] != "agent" {
+			if b["type"] != tt.typ || b["url"] != "http://127.0.0.1:8999" || b[tt.secretField] != tt.want || gw["default_backend"] != "agent" {
 				t.Errorf("backend %v, default %v", b, gw["default_backend"])
 			}
 			ups, _ := proxy["upstreams"].([]any)
