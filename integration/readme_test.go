@@ -38,9 +38,9 @@ func TestReadmeQuickStart(t *testing.T) {
 	script := strings.Join(blocks[1:], "\n")
 	holder := filepath.Join(t.TempDir(), "holder")
 	for old, repl := range map[string]string{
-		"localhost:8080":                      addr,
+		"localhost:8080":                       addr,
 		"go build -o holder ./examples/holder": "go build -o " + holder + " ./examples/holder",
-		"./holder ":                           holder + " ",
+		"./holder ":                            holder + " ",
 	} {
 		if !strings.Contains(script, old) {
 			t.Fatalf("the quick start no longer contains %q; update this test", old)
