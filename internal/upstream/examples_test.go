@@ -24,7 +24,7 @@ func TestExamples(t *testing.T) {
 		// The token is a runtime placeholder: resolved at load, so it is
 		// not in the adapted config (Caddy's config API).
 		{"../../examples/credo.Caddyfile", "credo", "PROOFGATE_AGENT_TOKEN", "token", "{env.PROOFGATE_AGENT_TOKEN}"},
-		{"../../examples/acapy.Caddyfile", "acapy", "PROOFGATE_AGENT_API_KEY", "api_key", "s3cret"},
+		{"../../examples/acapy.Caddyfile", "acapy", "PROOFGATE_AGENT_API_KEY", "api_key", "{env.PROOFGATE_AGENT_API_KEY}"},
 	} {
 		t.Run(tt.typ, func(t *testing.T) {
 			t.Setenv("PROOFGATE_AGENT_URL", "http://127.0.0.1:8999")
