@@ -2,6 +2,7 @@ package integration
 
 import (
 	"encoding/json"
+	"log"
 	"os"
 	"strings"
 	"testing"
@@ -69,5 +70,11 @@ func validateExample(t *testing.T, file string) error {
 	if err := json.Unmarshal(adapted, &cfg); err != nil {
 		t.Fatal(err)
 	}
+	// Provisioning sets up the config's logs, and Caddy's default logger
+	// and the standard logger with them: keep both on the test's writer.
+	if err := json.Unmarshal([]byte(testLogJSON), &cfg.Logging); err != nil {
+		t.Fatal(err)
+	}
+	defer log.SetOutput(sinkWriter{})
 	return caddy.Validate(&cfg)
 }
