@@ -48,7 +48,7 @@ plan_acapy() {
 	if [ -n "${PROOFGATE_ACAPY:-}" ]; then
 		echo "ACA-Py        -> yours: PROOFGATE_ACAPY=$PROOFGATE_ACAPY"
 	elif [ -f .ci/acapy-venv.sh ]; then
-		echo "ACA-Py        -> a virtualenv under $cache_dir (PyPI; needs Python >= 3.12; ~2 minutes the first time)"
+		echo "ACA-Py        -> a virtualenv under ${PROOFGATE_ACAPY_VENV:-$cache_dir} (PyPI; needs Python >= 3.12; ~2 minutes the first time)"
 	fi
 }
 
