@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -92,5 +94,66 @@ func readmeBlocks(t *testing.T, heading, lang string) []string {
 		block, after, _ := strings.Cut(rest, "\n```\n")
 		blocks = append(blocks, block)
 		section = after
+	}
+}
+
+var (
+	holderOnce sync.Once
+	holderBin  string
+	holderErr  error
+)
+
+// holderBinary builds the demo holder (examples/holder) once per run.
+func holderBinary(t *testing.T) string {
+	t.Helper()
+	holderOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "proofgate-holder")
+		if err != nil {
+			holderErr = err
+			return
+		}
+		holderBin = filepath.Join(dir, "holder")
+		if out, err := exec.Command("go", "build", "-o", holderBin, "../examples/holder").CombinedOutput(); err != nil {
+			holderErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if holderErr != nil {
+		t.Fatal(holderErr)
+	}
+	return holderBin
+}
+
+// The demo holder answers a presentationExchange request with a credential
+// it issued itself, which the local verifier takes; and it explains,
+// without presenting, a request it cannot answer.
+func TestDemoHolder(t *testing.T) {
+	startCaddy(t, "")
+	r := postJSON(t, oobPath(orgA, "presentationExchange"), keyA, peBody)
+	if r.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	data := r.json(t)["data"].(map[string]any)
+	out, err := exec.Command(holderBinary(t), "--attr", "license=B", data["invitationUrl"].(string)).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "presentation sent") {
+		t.Fatalf("holder: %v\n%s", err, out)
+	}
+	rec := postJSON(t, acceptPath(data["proofRecordId"].(string)), keyA, "")
+	if rec.status != http.StatusOK {
+		t.Fatalf("accept: %d %s", rec.status, rec.body)
+	}
+	if m := rec.json(t); m["state"] != "done" {
+		t.Fatalf("record %s", rec.body)
+	}
+
+	// indyBody asks for a predicate and a restricted attribute: only an
+	// issued credential proves those.
+	r = postJSON(t, oobPath(orgA, "indy"), keyA, strings.Replace(indyBody, `"isShortenUrl":false`, `"isShortenUrl":true`, 1))
+	if r.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	data = r.json(t)["data"].(map[string]any)
+	out, err = exec.Command(holderBinary(t), data["invitationUrl"].(string)).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), `predicate "pred1" (age >= 18)`) {
+		t.Fatalf("holder answered a request it cannot prove: %v\n%s", err, out)
 	}
 }
