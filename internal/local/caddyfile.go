@@ -6,6 +6,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/proofgate/proofgate/internal/verify/w3c"
 )
 
 // UnmarshalCaddyfile reads the backend's block. The dispenser starts at
@@ -20,6 +22,14 @@ import (
 //		storage <module> {
 //			<module options>
 //		}
+//		trusted_issuers  <did|did:web pattern>...
+//		jsonld_contexts  <dir>
+//		did_resolver     <url>
+//		require_domain   [on|off]
+//		holder_binding   on|off
+//		status_unknown   fail|accept
+//		clock_skew       <duration>
+//		max_credentials  <n>
 //	}
 func (l *Local) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the backend type
@@ -29,7 +39,7 @@ func (l *Local) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	seen := map[string]bool{}
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		opt := d.Val()
-		if seen[opt] {
+		if seen[opt] && opt != "trusted_issuers" {
 			return d.Errf("local backend: %s given twice", opt)
 		}
 		seen[opt] = true
@@ -82,6 +92,12 @@ func (l *Local) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			l.StorageRaw = caddyconfig.JSONModuleObject(st, "module", name, nil)
 		default:
+			if w3c.IsDirective(opt) {
+				if err := l.Options.UnmarshalDirective(d); err != nil {
+					return err
+				}
+				continue
+			}
 			return d.Errf("local backend: unknown option %q", opt)
 		}
 	}

@@ -62,7 +62,9 @@ func (l *Local) DIDCommPath() string {
 //	413 body over MaxDIDCommBody
 //	415 Content-Type not application/didcomm-envelope-enc,
 //	    application/ssi-agent-wire or application/json
-//	503 storage unavailable (the sender may retry)
+//	503 storage unavailable, a verification out of time, or too many
+//	    presentations being checked at once (proofs.MaxConcurrentChecks);
+//	    with Retry-After, the sender may retry
 //	500 anything else
 //
 // Error bodies are {"statusCode":N,"error":"<reason phrase>"}.
@@ -104,8 +106,20 @@ func (l *Local) ServeDIDComm(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	writeDIDCommError(w, status)
+}
+
+// writeDIDCommError answers an envelope that was not taken; a 503 says
+// when to come back.
+func writeDIDCommError(w http.ResponseWriter, status int) {
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", retryAfter)
+	}
 	writeStatus(w, status)
 }
+
+// retryAfter is the Retry-After of a 503: checks take about a second.
+const retryAfter = "2"
 
 // DIDCommStatus maps an error of Agent.Receive to the HTTP status
 // ServeDIDComm answers (202 for nil).
@@ -118,7 +132,7 @@ func DIDCommStatus(err error) int {
 		errors.Is(err, proofs.ErrUnknownThread), errors.Is(err, proofs.ErrUnsupported),
 		errors.As(err, &conflict):
 		return http.StatusBadRequest
-	case errors.Is(err, backend.ErrUnavailable):
+	case errors.Is(err, backend.ErrUnavailable), errors.Is(err, proofs.ErrBusy):
 		return http.StatusServiceUnavailable
 	default:
 		return http.StatusInternalServerError

@@ -17,17 +17,26 @@ import (
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/didcomm"
 	"github.com/proofgate/proofgate/internal/didkey"
+	"github.com/proofgate/proofgate/internal/proofs"
 	"github.com/proofgate/proofgate/internal/testenv/wallet"
 )
 
 // answer reads the invitation and returns the wallet's packed
-// presentation, and the verifier's key.
-func answer(w *wallet.T, invitationURL string) ([]byte, string) {
+// presentation, signed (the local backend verifies W3C presentations),
+// and the verifier's key.
+func answer(t *testing.T, w *wallet.T, invitationURL string) ([]byte, string) {
+	t.Helper()
 	inv := w.ReadInvitation(invitationURL)
-	vp := wallet.UnsignedVP(inv, wallet.Submitted{
-		DescriptorID: "license",
-		Credential:   wallet.UnsignedCredential(map[string]any{"licenseNumber": "WA-1"}),
-	})
+	h := w.Holder()
+	ctx := context.Background()
+	cred, err := h.Issue(ctx, wallet.CredentialOptions{Subject: map[string]any{"licenseNumber": "WA-1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vp, err := h.SignedVP(ctx, inv, wallet.PresentationOptions{}, wallet.Submitted{DescriptorID: "license", Credential: cred})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return w.Present(inv, vp, false), inv.VerifierKey
 }
 
@@ -68,7 +77,7 @@ func TestServeDIDComm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, verifierKey := answer(w, res.InvitationURL)
+	env, verifierKey := answer(t, w, res.InvitationURL)
 
 	_, stranger, _ := didkey.Generate()
 	notOurs, _ := didcomm.Pack([]byte(`{}`), []string{didkey.Verkey(stranger.Public().(ed25519.PublicKey))}, nil)
@@ -105,8 +114,8 @@ func TestServeDIDComm(t *testing.T) {
 	}
 
 	rec, err := l.LoadRecord(ctx, res.ProofRecord.ID)
-	// Structurally checked only: isVerified stays unset until signatures are.
-	if err != nil || rec.State != backend.StatePresentationReceived || rec.IsVerified != nil {
+	// Verified by the W3C verifier the backend configures.
+	if err != nil || rec.State != backend.StatePresentationReceived || rec.IsVerified == nil || !*rec.IsVerified {
 		t.Fatalf("record %+v, %v", rec, err)
 	}
 	rec, err = l.AcceptPresentation(ctx, org, rec.ID)
@@ -140,7 +149,7 @@ func TestServeDIDCommGuard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, _ := answer(w, res.InvitationURL)
+	env, _ := answer(t, w, res.InvitationURL)
 	if status, body, _ := post(t, srv, http.MethodPost, "application/didcomm-envelope-enc", env); status != http.StatusAccepted {
 		t.Fatalf("%d %s", status, body)
 	}
@@ -188,7 +197,28 @@ func TestCaddyfileAllowPrivateEndpoints(t *testing.T) {
 func TestDIDCommStatus(t *testing.T) {
 	if DIDCommStatus(&backend.ConflictError{State: "done"}) != http.StatusBadRequest ||
 		DIDCommStatus(backend.ErrUnavailable) != http.StatusServiceUnavailable ||
+		DIDCommStatus(proofs.ErrBusy) != http.StatusServiceUnavailable ||
 		DIDCommStatus(io.EOF) != http.StatusInternalServerError {
 		t.Fatal("status mapping")
+	}
+}
+
+// TestDIDCommBusy: a 503 (storage down, too many checks at once) says
+// when to retry; other refusals do not.
+func TestDIDCommBusy(t *testing.T) {
+	for _, tt := range []struct {
+		err        error
+		status     int
+		retryAfter string
+	}{
+		{proofs.ErrBusy, http.StatusServiceUnavailable, "2"},
+		{backend.ErrUnavailable, http.StatusServiceUnavailable, "2"},
+		{proofs.ErrMalformed, http.StatusBadRequest, ""},
+	} {
+		rec := httptest.NewRecorder()
+		writeDIDCommError(rec, DIDCommStatus(tt.err))
+		if rec.Code != tt.status || rec.Header().Get("Retry-After") != tt.retryAfter {
+			t.Errorf("%v: %d, Retry-After %q", tt.err, rec.Code, rec.Header().Get("Retry-After"))
+		}
 	}
 }

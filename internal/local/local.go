@@ -18,6 +18,7 @@ import (
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/proofs"
+	"github.com/proofgate/proofgate/internal/verify/w3c"
 )
 
 func init() {
@@ -66,6 +67,13 @@ type Local struct {
 	// Default: Caddy's global storage.
 	StorageRaw json.RawMessage `json:"storage,omitempty" caddy:"namespace=caddy.storage inline_key=module"`
 
+	// Options configure the cryptographic verification of W3C
+	// presentations (presentation exchange): trusted_issuers,
+	// jsonld_contexts, did_resolver, require_domain, holder_binding,
+	// status_unknown, clock_skew, max_credentials. Embedded: in JSON they
+	// sit beside the fields above.
+	w3c.Options
+
 	svc    *proofs.Service
 	agent  *proofs.Agent
 	logger *zap.Logger
@@ -96,6 +104,8 @@ func (l *Local) Provision(ctx caddy.Context) error {
 	l.PublicURL = repl.ReplaceKnown(l.PublicURL, "")
 	l.DIDCommEndpoint = repl.ReplaceKnown(l.DIDCommEndpoint, "")
 	l.Label = repl.ReplaceKnown(l.Label, "")
+	l.JSONLDContexts = repl.ReplaceKnown(l.JSONLDContexts, "")
+	l.DIDResolver = repl.ReplaceKnown(l.DIDResolver, "")
 	if err := l.check(); err != nil {
 		return err
 	}
@@ -117,6 +127,10 @@ func (l *Local) Provision(ctx caddy.Context) error {
 		storage = ctx.Storage()
 	}
 
+	verifiers, err := l.verifiers()
+	if err != nil {
+		return err
+	}
 	label := l.Label
 	if label == "" {
 		u, _ := url.Parse(l.PublicURL) // checked
@@ -127,6 +141,7 @@ func (l *Local) Provision(ctx caddy.Context) error {
 		Endpoint:     l.DIDCommEndpoint,
 		Label:        label,
 		ClusterLocks: l.Cluster,
+		Verifiers:    verifiers,
 	})
 	if err != nil {
 		return err
@@ -157,7 +172,7 @@ func (l *Local) check() error {
 	if len(l.Label) > maxLabel {
 		return fmt.Errorf("label: longer than %d bytes", maxLabel)
 	}
-	return nil
+	return l.Options.Validate()
 }
 
 // checkURL requires an absolute URL with one of schemes, a host, and no

@@ -44,6 +44,9 @@ type AgentConfig struct {
 	AllowPrivateEndpoints bool
 	// SendTimeout bounds one outbound POST; DefaultSendTimeout when zero.
 	SendTimeout time.Duration
+	// VerifyTimeout bounds the verification of one presentation;
+	// DefaultVerifyTimeout when zero.
+	VerifyTimeout time.Duration
 }
 
 // Agent is the DIDComm side of the local verifier: it receives RFC 0019
@@ -51,9 +54,10 @@ type AgentConfig struct {
 // (Accept) and the problem report of a rejected one. Records and their
 // transitions stay with the Service.
 type Agent struct {
-	svc     *Service
-	client  *http.Client
-	timeout time.Duration
+	svc           *Service
+	client        *http.Client
+	timeout       time.Duration
+	verifyTimeout time.Duration
 	// background problem reports, waited for by Close
 	wg sync.WaitGroup
 }
@@ -64,9 +68,10 @@ func NewAgent(svc *Service, cfg AgentConfig) *Agent {
 		cfg.SendTimeout = DefaultSendTimeout
 	}
 	return &Agent{
-		svc:     svc,
-		client:  newClient(cfg.AllowPrivateEndpoints, cfg.SendTimeout),
-		timeout: cfg.SendTimeout,
+		svc:           svc,
+		client:        newClient(cfg.AllowPrivateEndpoints, cfg.SendTimeout),
+		timeout:       cfg.SendTimeout,
+		verifyTimeout: verifyTimeoutOr(cfg.VerifyTimeout),
 	}
 }
 

@@ -20,42 +20,55 @@ const (
 	AttachIDPresentationV1 = "libindy-presentation-0"
 )
 
+// checked is a presentation's attachment as the structural check found it,
+// for the verifier that judges it next.
+type checked struct {
+	// Format is the attachment format (for 1.0, FormatIndyProof).
+	Format string
+	// Request and Payload are the format attachments of our request and
+	// of the presentation.
+	Request, Payload []byte
+}
+
 // checkPresentation tells what a presentation lacks to answer the record's
-// request; nil means it answers it.
+// request; no problems means it answers it.
 //
-// This is a structural check, and the only one the local verifier makes:
-// that the presentation is in the requested format and covers everything
-// asked for (DIF: definition id, every input descriptor or the submission
-// requirements, descriptor paths that select a credential whose required
-// fields exist and match their filters, a proof carrying the request's
-// challenge and domain; Indy: every requested attribute and predicate
-// referent, attribute groups with all their names, no self-attested value
-// where restrictions apply, restrictions that can be read from the
-// credential identifiers). The signatures are NOT verified: neither the
-// AnonCreds CL proof nor the linked-data proof of the presentation and its
-// credentials. A record that passes gets metadata.verification
-// {answersRequest: true, signaturesVerified: false} and no isVerified until
-// signature verification lands.
-func checkPresentation(doc *Doc, msg *inboundMessage) []string {
+// This is the structural check: that the presentation is in the requested
+// format and covers everything asked for (DIF: definition id, every input
+// descriptor or the submission requirements, descriptor paths that select
+// a credential whose required fields exist and match their filters, a
+// proof carrying the request's challenge and domain; Indy: every requested
+// attribute and predicate referent, attribute groups with all their names,
+// no self-attested value where restrictions apply, restrictions that can
+// be read from the credential identifiers). The signatures are checked
+// after it, by the format's verifier (Config.Verifiers), when there is one.
+//
+// Its work is bounded (limits.go): the payload is measured before it is
+// decoded, descriptor paths are plain, and definition paths run on one
+// shared budget.
+func checkPresentation(doc *Doc, msg *inboundMessage) (checked, []string) {
 	req, err := requestPayload(doc.Request)
 	if err != nil {
-		return []string{"the stored request cannot be read: " + err.Error()}
+		return checked{}, []string{"the stored request cannot be read: " + err.Error()}
 	}
+	c := checked{Request: req}
 	switch doc.RequestType {
 	case backend.RequestPresentationExchange:
-		data, problem := presentationPayload(msg, doc.Record.ProtocolVersion, FormatDIFSubmission)
+		data, format, problem := presentationPayload(msg, doc.Record.ProtocolVersion, FormatDIFSubmission)
 		if problem != "" {
-			return []string{problem}
+			return c, []string{problem}
 		}
-		return checkSubmission(req, data, doc.Nonce, doc.Domain)
+		c.Format, c.Payload = format, data
+		return c, checkSubmission(req, data, doc.Nonce, doc.Domain)
 	case backend.RequestIndy:
-		data, problem := presentationPayload(msg, doc.Record.ProtocolVersion, FormatIndyProof, FormatAnonCredsProof)
+		data, format, problem := presentationPayload(msg, doc.Record.ProtocolVersion, FormatIndyProof, FormatAnonCredsProof)
 		if problem != "" {
-			return []string{problem}
+			return c, []string{problem}
 		}
-		return checkIndyProof(req, data)
+		c.Format, c.Payload = format, data
+		return c, checkIndyProof(req, data)
 	default:
-		return []string{fmt.Sprintf("unknown request type %q", doc.RequestType)}
+		return c, []string{fmt.Sprintf("unknown request type %q", doc.RequestType)}
 	}
 }
 
@@ -74,11 +87,13 @@ func requestPayload(request json.RawMessage) ([]byte, error) {
 	return attachmentData(m.Attach[0])
 }
 
-// presentationPayload finds the presentation's attachment: for 2.0 the
-// one formats[] ties to one of the wanted formats, for 1.0 the libindy
-// attachment (or the only one). It returns a problem text otherwise.
-func presentationPayload(msg *inboundMessage, protocolVersion string, formats ...string) ([]byte, string) {
+// presentationPayload finds the presentation's attachment and its format:
+// for 2.0 the one formats[] ties to one of the wanted formats, for 1.0 the
+// libindy attachment (or the only one). It returns a problem text
+// otherwise, or when the attachment's JSON exceeds the document limits.
+func presentationPayload(msg *inboundMessage, protocolVersion string, formats ...string) ([]byte, string, string) {
 	var att *Attachment
+	format := formats[0]
 	if protocolVersion == backend.ProtocolV1 {
 		for i := range msg.Attach {
 			if msg.Attach[i].ID == AttachIDPresentationV1 {
@@ -89,7 +104,7 @@ func presentationPayload(msg *inboundMessage, protocolVersion string, formats ..
 			att = &msg.Attach[0]
 		}
 		if att == nil {
-			return nil, "no " + AttachIDPresentationV1 + " attachment in presentations~attach"
+			return nil, "", "no " + AttachIDPresentationV1 + " attachment in presentations~attach"
 		}
 	} else {
 		for _, f := range msg.Formats {
@@ -99,20 +114,23 @@ func presentationPayload(msg *inboundMessage, protocolVersion string, formats ..
 				}
 				for i := range msg.Attach {
 					if msg.Attach[i].ID == f.AttachID {
-						att = &msg.Attach[i]
+						att, format = &msg.Attach[i], f.Format
 					}
 				}
 			}
 		}
 		if att == nil {
-			return nil, "no " + strings.Join(formats, " or ") + " attachment (formats[] must name it and presentations~attach hold it)"
+			return nil, "", "no " + strings.Join(formats, " or ") + " attachment (formats[] must name it and presentations~attach hold it)"
 		}
 	}
 	data, err := attachmentData(*att)
 	if err != nil {
-		return nil, fmt.Sprintf("attachment %q: %v", att.ID, err)
+		return nil, "", fmt.Sprintf("attachment %q: %v", att.ID, err)
 	}
-	return data, ""
+	if problem := documentProblem(data); problem != "" {
+		return nil, "", fmt.Sprintf("attachment %q: the presentation %s", att.ID, problem)
+	}
+	return data, format, ""
 }
 
 // attachmentData returns an attachment's content: data.json as is, or

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"time"
 
-	"github.com/ohler55/ojg/jp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/proofgate/proofgate/internal/jsonpath"
 )
 
 // maxNesting bounds submission_requirements and path_nested recursion.
@@ -60,22 +62,46 @@ func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string 
 		return []string{"the stored presentation definition cannot be read"}
 	}
 	def := req.PresentationDefinition
+	// A JSON-LD presentation (ldp_vp) is an object; a JWT one (jwt_vp) a
+	// string whose payload is read here unverified.
+	var vp map[string]any
+	isJWT := false
 	if t := bytes.TrimSpace(presRaw); len(t) > 0 && t[0] == '"' {
-		return []string{"the presentation is a JWT (jwt_vp); the local verifier takes JSON-LD presentations (ldp_vp) only"}
+		var token string
+		if err := json.Unmarshal(t, &token); err != nil {
+			return []string{"the presentation is neither a JSON object nor a JWT"}
+		}
+		payload, problem := jwtPayload(token)
+		if problem != "" {
+			return []string{"the presentation " + problem}
+		}
+		vp, isJWT = payload, true
+	} else {
+		vpAny, err := jsonschema.UnmarshalJSON(bytes.NewReader(presRaw))
+		m, ok := vpAny.(map[string]any)
+		if err != nil || !ok {
+			return []string{"the presentation is not a JSON object"}
+		}
+		vp = m
 	}
-	vpAny, err := jsonschema.UnmarshalJSON(bytes.NewReader(presRaw))
-	vp, ok := vpAny.(map[string]any)
-	if err != nil || !ok {
-		return []string{"the presentation is not a JSON object"}
+	submission := vp["presentation_submission"]
+	if inner, ok := vp["vp"].(map[string]any); isJWT && submission == nil && ok {
+		submission = inner["presentation_submission"] // in the vp claim
 	}
 	var sub struct {
 		DefinitionID  string      `json:"definition_id"`
 		DescriptorMap []peMapping `json:"descriptor_map"`
 	}
-	raw, _ := json.Marshal(vp["presentation_submission"])
-	if vp["presentation_submission"] == nil || json.Unmarshal(raw, &sub) != nil {
+	raw, _ := json.Marshal(submission)
+	if submission == nil || json.Unmarshal(raw, &sub) != nil {
 		return []string{"the presentation has no presentation_submission"}
 	}
+
+	if len(sub.DescriptorMap) > MaxDescriptorMap {
+		return []string{fmt.Sprintf("presentation_submission.descriptor_map has %d entries; at most %d are taken", len(sub.DescriptorMap), MaxDescriptorMap)}
+	}
+	// One budget for every field path of this presentation.
+	budget := jsonpath.NewBudget(MaxPathVisits, MaxPathResults, time.Now().Add(PathTimeout))
 
 	var problems []string
 	if sub.DefinitionID != def.ID {
@@ -92,12 +118,12 @@ func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string 
 			problems = append(problems, fmt.Sprintf("descriptor_map[%d] names %q, which is not an input descriptor of the request", i, m.ID))
 			continue
 		}
-		cred, problem := selectCredential(vp, m, 0)
+		cred, problem := selectCredential(vp, m, fmt.Sprintf("descriptor_map[%d]", i), 0)
 		if problem != "" {
 			problems = append(problems, fmt.Sprintf("input descriptor %q: %s", m.ID, problem))
 			continue
 		}
-		if fp := fieldProblems(d, cred); len(fp) > 0 {
+		if fp := fieldProblems(d, cred, budget); len(fp) > 0 {
 			problems = append(problems, fp...)
 			continue
 		}
@@ -127,6 +153,9 @@ func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string 
 			}
 		}
 	}
+	if isJWT {
+		return append(problems, jwtBindingProblems(vp, challenge, domain)...)
+	}
 	return append(problems, proofProblems(vp["proof"], challenge, domain)...)
 }
 
@@ -140,32 +169,60 @@ func mapped(m []peMapping, id string) bool {
 }
 
 // selectCredential follows a descriptor_map entry (and its path_nested)
-// to the credential it names.
-func selectCredential(root any, m peMapping, depth int) (map[string]any, string) {
+// to the credential it names. Its paths are the prover's and must be
+// plain (jsonpath.ParsePlain): one step per segment, one value.
+func selectCredential(root any, m peMapping, where string, depth int) (map[string]any, string) {
 	if depth > maxNesting {
 		return nil, "path_nested is nested too deep"
 	}
-	vals, err := jsonPathGet(m.Path, root)
+	p, err := jsonpath.ParsePlain(m.Path)
 	if err != nil {
-		return nil, fmt.Sprintf("path %q is not a valid JSONPath", m.Path)
+		return nil, fmt.Sprintf("%s.path %q is not a plain JSONPath ($ followed by .name, ['name'] or [index] steps, at most %d characters): %v",
+			where, truncate(m.Path, 80), jsonpath.MaxPlainLength, err)
+	}
+	// A plain path selects at most one value in len(path) steps.
+	vals, err := p.Get(root, jsonpath.NewBudget(jsonpath.MaxPlainLength+1, 1, time.Time{}))
+	if err != nil {
+		return nil, fmt.Sprintf("%s.path %q: %v", where, m.Path, err)
 	}
 	if len(vals) == 0 {
 		return nil, fmt.Sprintf("path %q selects nothing in the presentation", m.Path)
 	}
 	if m.PathNested != nil {
-		return selectCredential(vals[0], *m.PathNested, depth+1)
+		return selectCredential(vals[0], *m.PathNested, where+".path_nested", depth+1)
 	}
-	cred, ok := vals[0].(map[string]any)
-	if !ok {
-		return nil, fmt.Sprintf("path %q does not select a JSON-LD credential object (JWT credentials are not supported)", m.Path)
+	switch c := vals[0].(type) {
+	case map[string]any:
+		return c, ""
+	case string:
+		// A jwt_vc: its payload (vc claim inside) is what fields are read
+		// from; the verifier checks its signature.
+		payload, problem := jwtPayload(c)
+		if problem != "" {
+			return nil, fmt.Sprintf("path %q selects a string that %s", m.Path, problem)
+		}
+		if vc, ok := payload["vc"].(map[string]any); ok {
+			merged := make(map[string]any, len(vc)+len(payload))
+			for k, v := range vc {
+				merged[k] = v
+			}
+			for k, v := range payload {
+				merged[k] = v // $.vc.… paths work too
+			}
+			return merged, ""
+		}
+		return payload, ""
+	default:
+		return nil, fmt.Sprintf("path %q does not select a credential (an object or a JWT)", m.Path)
 	}
-	return cred, ""
 }
 
 // fieldProblems checks the required constraints.fields of d against cred:
 // one of each field's paths must select a value, and when the field has a
-// filter, some selected value must satisfy it.
-func fieldProblems(d *peDescriptor, cred map[string]any) []string {
+// filter, some selected value must satisfy it. The paths are the
+// definition's, held to jsonpath's cost bound when it was created, and run
+// on the presentation's budget.
+func fieldProblems(d *peDescriptor, cred map[string]any, budget *jsonpath.Budget) []string {
 	if d.Constraints == nil {
 		return nil
 	}
@@ -183,10 +240,16 @@ func fieldProblems(d *peDescriptor, cred map[string]any) []string {
 			}
 		}
 		found, matched := false, false
+		var limit error
 		for _, p := range f.Path {
-			vals, err := jsonPathGet(p, cred)
+			path, err := jsonpath.Compile(p)
 			if err != nil {
-				continue
+				continue // a record from before the cost bound
+			}
+			vals, err := path.Get(cred, budget)
+			if err != nil {
+				limit = err
+				break
 			}
 			for _, v := range vals {
 				found = true
@@ -199,6 +262,8 @@ func fieldProblems(d *peDescriptor, cred map[string]any) []string {
 			}
 		}
 		switch {
+		case limit != nil && !matched:
+			problems = append(problems, fmt.Sprintf("input descriptor %q: evaluating %s exceeded the verifier's work limit (%v)", d.ID, f.Path[0], limit))
 		case !found:
 			problems = append(problems, fmt.Sprintf("input descriptor %q: the credential has no %s", d.ID, f.Path[0]))
 		case !matched:
@@ -206,21 +271,6 @@ func fieldProblems(d *peDescriptor, cred map[string]any) []string {
 		}
 	}
 	return problems
-}
-
-// jsonPathGet evaluates a JSONPath the prover (or the definition) wrote;
-// ojg panics on some odd input, which must not take the server down.
-func jsonPathGet(path string, data any) (vals []any, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			vals, err = nil, fmt.Errorf("%v", r)
-		}
-	}()
-	x, err := jp.ParseString(path)
-	if err != nil {
-		return nil, err
-	}
-	return x.Get(data), nil
 }
 
 // noLoader refuses every reference outside a filter.
@@ -309,8 +359,8 @@ func describeRequirement(r peRequirement) string {
 }
 
 // proofProblems checks that some proof of the presentation is bound to
-// this request: its challenge is ours, and so is its domain when we set
-// one. The proof's signature is not verified.
+// this request: its challenge is ours, and its domain, when it has one and
+// we set one, is ours. The proof's signature is not verified.
 func proofProblems(proof any, challenge, domain string) []string {
 	var proofs []map[string]any
 	switch p := proof.(type) {
@@ -332,7 +382,9 @@ func proofProblems(proof any, challenge, domain string) []string {
 			continue
 		}
 		challenged = true
-		if d, _ := p["domain"].(string); domain == "" || d == domain {
+		// A proof without a domain is taken here (ACA-Py signs none); the
+		// verifier's require_domain decides. Another domain never is.
+		if d, has := p["domain"].(string); domain == "" || !has || d == domain {
 			return nil
 		}
 	}

@@ -1,6 +1,7 @@
 package proofs
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -58,8 +59,11 @@ func TestFieldFilters(t *testing.T) {
 		{"first path matches", map[string]any{"age": 30}, "$.verifiableCredential[0]", ""},
 		{"filter fails", map[string]any{"age": 12}, "$.verifiableCredential[0]", "does not match the filter"},
 		{"missing", map[string]any{}, "$.verifiableCredential[0]", "has no $.credentialSubject.age"},
-		{"odd path", map[string]any{"age": 30}, "$[?(@.x ==", "not a valid JSONPath"},
-		{"JWT credential", "eyJhbGciOiJFZERTQSJ9.e30.c2ln", "$.verifiableCredential[0]", "JWT credentials are not supported"},
+		{"odd path", map[string]any{"age": 30}, "$[?(@.x ==", "is not a plain JSONPath"},
+		{"JWT credential without the field", "eyJhbGciOiJFZERTQSJ9.e30.c2ln", "$.verifiableCredential[0]", "has no $.credentialSubject.age"},
+		{"JWT credential", unsignedJWT(map[string]any{"iss": "did:example:i", "vc": map[string]any{"credentialSubject": map[string]any{"age": 30}}}), "$.verifiableCredential[0]", ""},
+		{"JWT credential too young", unsignedJWT(map[string]any{"vc": map[string]any{"credentialSubject": map[string]any{"age": 12}}}), "$.verifiableCredential[0]", "does not match the filter"},
+		{"not a JWT", "just words", "$.verifiableCredential[0]", "not a compact JWT"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,8 +82,61 @@ func TestFieldFilters(t *testing.T) {
 			}
 		})
 	}
-	if p := checkSubmission(def, []byte(`"eyJhbGciOiJFZERTQSJ9.e30.c2ln"`), "c", ""); len(p) != 1 || !strings.Contains(p[0], "jwt_vp") {
+	if p := checkSubmission(def, []byte(`"eyJhbGciOiJFZERTQSJ9.e30.c2ln"`), "c", ""); len(p) != 1 || !strings.Contains(p[0], "no presentation_submission") {
 		t.Fatalf("JWT VP: %q", p)
+	}
+}
+
+// unsignedJWT is a compact JWS of payload with a dummy signature: the
+// structural check reads JWTs without verifying them.
+func unsignedJWT(payload map[string]any) string {
+	b, _ := json.Marshal(payload)
+	return "eyJhbGciOiJFZERTQSJ9." + base64.RawURLEncoding.EncodeToString(b) + ".c2ln"
+}
+
+// TestJWTPresentation: a jwt_vp is read from its payload: the submission
+// in the vp claim, nested jwt_vc credentials, nonce and aud as challenge
+// and domain.
+func TestJWTPresentation(t *testing.T) {
+	def := []byte(`{"presentation_definition":{"id":"d","input_descriptors":[{"id":"age","constraints":{"fields":[
+		{"path":["$.credentialSubject.age","$.vc.credentialSubject.age"],"filter":{"type":"number","minimum":18}}]}}]}}`)
+	vc := unsignedJWT(map[string]any{"iss": "did:example:i", "vc": map[string]any{"credentialSubject": map[string]any{"age": 30}}})
+	vp := func(edit func(p, inner map[string]any)) []byte {
+		inner := map[string]any{
+			"verifiableCredential": []any{vc},
+			"presentation_submission": map[string]any{"definition_id": "d", "descriptor_map": []any{map[string]any{
+				"id": "age", "format": "jwt_vp", "path": "$", "path_nested": map[string]any{"id": "age", "format": "jwt_vc", "path": "$.vp.verifiableCredential[0]"}}}},
+		}
+		p := map[string]any{"iss": "did:example:h", "nonce": "c", "vp": inner}
+		if edit != nil {
+			edit(p, inner)
+		}
+		b, _ := json.Marshal(unsignedJWT(p))
+		return b
+	}
+	tests := []struct {
+		name string
+		pres []byte
+		want string
+	}{
+		{"answers", vp(nil), ""},
+		{"aud is our domain", vp(func(p, _ map[string]any) { p["aud"] = []any{"x", "v.example"} }), ""},
+		{"wrong nonce", vp(func(p, _ map[string]any) { p["nonce"] = "other" }), "nonce is not the request's challenge"},
+		{"other audience", vp(func(p, _ map[string]any) { p["aud"] = "evil.example" }), `audience does not include the request's domain "v.example"`},
+		{"submission outside vp", vp(func(p, inner map[string]any) {
+			p["presentation_submission"] = inner["presentation_submission"]
+			delete(inner, "presentation_submission")
+		}), ""},
+		{"payload not JSON", []byte(`"eyJhbGciOiJFZERTQSJ9.bm9wZQ.c2ln"`), "payload is not valid JSON"},
+		{"payload an array", []byte(`"eyJhbGciOiJFZERTQSJ9.W10.c2ln"`), "payload is not a JSON object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			problems := checkSubmission(def, tt.pres, "c", "v.example")
+			if tt.want == "" && len(problems) != 0 || tt.want != "" && (len(problems) != 1 || !strings.Contains(problems[0], tt.want)) {
+				t.Fatalf("problems %q, want %q", problems, tt.want)
+			}
+		})
 	}
 }
 
@@ -114,5 +171,27 @@ func TestIndyRestrictions(t *testing.T) {
 	q := credIdentifiers{SchemaID: "did:web:issuer.example/schemas/employee", CredDefID: "did:web:issuer.example/creddefs/1"}
 	if !restrictionsMet([]map[string]string{{"schema_name": "employee"}}, q, nil) {
 		t.Error("qualified schema_name")
+	}
+}
+
+// TestProofBinding: the challenge must be ours; a domain, when the proof
+// has one, too (ACA-Py signs none; the verifier's require_domain decides).
+func TestProofBinding(t *testing.T) {
+	tests := []struct {
+		proof any
+		want  string
+	}{
+		{map[string]any{"challenge": "c", "domain": "v.example"}, ""},
+		{map[string]any{"challenge": "c"}, ""},
+		{map[string]any{"challenge": "c", "domain": "evil.example"}, `domain "v.example"`},
+		{[]any{map[string]any{"challenge": "x"}, map[string]any{"challenge": "c"}}, ""},
+		{map[string]any{"challenge": "x", "domain": "v.example"}, "challenge"},
+		{"not a proof", "has no proof"},
+	}
+	for _, tt := range tests {
+		got := proofProblems(tt.proof, "c", "v.example")
+		if tt.want == "" && len(got) != 0 || tt.want != "" && (len(got) != 1 || !strings.Contains(got[0], tt.want)) {
+			t.Errorf("%v: %q, want %q", tt.proof, got, tt.want)
+		}
 	}
 }

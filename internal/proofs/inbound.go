@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/proofgate/proofgate/internal/backend"
@@ -47,24 +46,34 @@ type inboundMessage struct {
 
 // Receive takes one RFC 0019 envelope posted to the DIDComm endpoint: it
 // decrypts it with the verifier key it names (an org key or a record's
-// own key) and handles, on the thread of a record made for that key,
-//   - a present-proof presentation (2.0, or 1.0 for v1 records): its
-//     ~service is kept as the way back; if it answers the request
-//     (checkPresentation) the record moves to presentation-received with
-//     metadata.verification {answersRequest: true, signaturesVerified:
-//     false} (isVerified stays unset), else to abandoned with an errorMessage naming what
-//     is missing, and a problem report goes back in the background;
-//   - a problem report (present-proof 2.0/1.0 or notification 1.0): the
-//     record moves to abandoned with its description as errorMessage.
+// own key), measures the message (at most MaxMessageDepth levels and
+// MaxMessageValues values, else ErrMalformed) and handles, on the thread
+// of a record made for that key,
+//   - a present-proof presentation (2.0, or 1.0 for v1 records): under
+//     the record's lock and within the process-wide cap on concurrent
+//     checks, it is checked structurally (checkPresentation) and then by
+//     the format's verifier, if one is configured. It moves the record to
+//     presentation-received (isVerified true when verified, unset when no
+//     verifier judged it; metadata.verification says which), or to
+//     abandoned with isVerified false and an errorMessage naming what is
+//     missing or why verification failed, and a problem report goes back
+//     in the background. Its ~service is kept as the way back;
+//   - a problem report (present-proof 2.0/1.0, notification 1.0 or
+//     report-problem 1.0): the record moves to abandoned with its
+//     description as errorMessage; once a presentation is recorded, only
+//     from the presentation's sender (AbandonByProver).
 //
 // Legacy did:sov:BzCbsNYhMrjHiqZDTUASHg;spec/ message types are taken as
 // their https://didcomm.org/ equivalents. A presentation delivered again
 // (same @id) after it was handled is accepted and changes nothing.
 //
 // Errors: ErrMalformed, ErrNotForUs, ErrUnknownThread, ErrUnsupported,
+// ErrBusy (no checking slot freed up within AdmitWait),
 // *backend.ConflictError (the record's state does not take the message),
-// or a storage error (backend.ErrUnavailable). A presentation that does
-// not answer its request is not an error: it was received and handled.
+// a storage error or a verification that ran out of time
+// (backend.ErrUnavailable), or a verifier's failure. A presentation that
+// does not answer its request or fails verification is not an error: it
+// was received and handled.
 func (a *Agent) Receive(ctx context.Context, envelope []byte) (Received, error) {
 	var rcpt Recipient
 	un, err := didcomm.Unpack(envelope, func(kid string) (ed25519.PrivateKey, error) {
@@ -87,6 +96,10 @@ func (a *Agent) Receive(ctx context.Context, envelope []byte) (Received, error) 
 		return Received{}, err
 	}
 
+	// Measured before it is decoded: the sender chose its shape.
+	if problem := documentProblem(un.Message); problem != "" {
+		return Received{}, fmt.Errorf("%w: the message %s", ErrMalformed, problem)
+	}
 	var msg inboundMessage
 	if err := json.Unmarshal(un.Message, &msg); err != nil {
 		return Received{}, fmt.Errorf("%w: the message is not a JSON object of the expected shape", ErrMalformed)
@@ -137,7 +150,7 @@ func (a *Agent) Receive(ctx context.Context, envelope []byte) (Received, error) 
 		res.State, err = a.receivePresentation(ctx, doc, &msg, un)
 	case mt.Name == "problem-report" && ((mt.Protocol == "present-proof" && mt.Major == wantMajor) ||
 		(mt.Protocol == "notification" && mt.Major == "1") || (mt.Protocol == "report-problem" && mt.Major == "1")):
-		res.State, err = a.receiveProblemReport(ctx, doc, &msg)
+		res.State, err = a.receiveProblemReport(ctx, doc, &msg, un.SenderVerkey)
 	default:
 		return Received{}, fmt.Errorf("%w: %s on a present-proof %s record", ErrUnsupported, typ, doc.Record.ProtocolVersion)
 	}
@@ -185,63 +198,33 @@ func parseService(raw json.RawMessage) (*ServiceDecorator, error) {
 	return out, nil
 }
 
+// receivePresentation records a presentation: ReceivePresentation judges
+// it under the record's lock (a.judge: structural check, then the
+// format's verifier) and moves the record; a failed judgement sends a
+// problem report back in the background.
 func (a *Agent) receivePresentation(ctx context.Context, doc *Doc, msg *inboundMessage, un didcomm.Unpacked) (string, error) {
-	if doc.Record.State != backend.StateRequestSent {
-		if sameMessage(doc.Presentation, msg.ID) {
-			return doc.Record.State, nil // delivered again
-		}
+	if doc.Record.State != backend.StateRequestSent && !sameMessage(doc.Presentation, msg.ID) {
+		// Cheap refusal on the stale read; ReceivePresentation decides.
 		return "", &backend.ConflictError{State: doc.Record.State}
 	}
 	theirs, err := parseService(msg.Service)
 	if err != nil {
 		return "", err
 	}
-	problems := checkPresentation(doc, msg)
-	// Signatures are not checked yet (see checkPresentation).
 	p := Presentation{Message: un.Message, TheirService: theirs, TheirVerkey: un.SenderVerkey}
-	if len(problems) == 0 {
-		rec, err := a.svc.MarkPresentationReceived(ctx, doc.Record.ID, p)
-		if err != nil {
-			return "", a.raced(ctx, doc.Record.ID, msg.ID, err)
-		}
-		return rec.State, nil
-	}
-	explanation := "the presentation does not answer the request: " + strings.Join(problems, "; ")
-	explanation = truncate(explanation, maxErrorMessage)
-	updated, err := a.svc.update(ctx, doc.Record.ID, func(d *Doc) error {
-		if err := CheckTransition(d.Record.State, backend.StateAbandoned); err != nil {
-			return err
-		}
-		if d.Record.State != backend.StateRequestSent {
-			return &backend.ConflictError{State: d.Record.State}
-		}
-		verified := false
-		d.Record.State = backend.StateAbandoned
-		d.Record.IsVerified = &verified
-		d.Record.ErrorMessage = explanation
-		d.Presentation = p.Message
-		d.TheirService = p.TheirService
-		d.TheirVerkey = p.TheirVerkey
-		return nil
+	updated, j, err := a.svc.ReceivePresentation(ctx, doc.Record.ID, msg.ID, p, func(d *Doc) (Judgement, error) {
+		return a.judge(ctx, d, msg)
 	})
+	if errors.Is(err, errDelivered) {
+		return updated.Record.State, nil // delivered again
+	}
 	if err != nil {
-		return "", a.raced(ctx, doc.Record.ID, msg.ID, err)
+		return "", err
 	}
-	a.reportProblem(ctx, updated, explanation)
+	if j.Failed() {
+		a.reportProblem(ctx, updated, j.ProverExplanation())
+	}
 	return updated.Record.State, nil
-}
-
-// raced turns the conflict of a presentation that lost a race against the
-// same presentation delivered twice into success.
-func (a *Agent) raced(ctx context.Context, recordID, msgID string, err error) error {
-	var ce *backend.ConflictError
-	if !errors.As(err, &ce) {
-		return err
-	}
-	if doc, lerr := a.svc.Load(ctx, recordID); lerr == nil && sameMessage(doc.Presentation, msgID) {
-		return nil
-	}
-	return err
 }
 
 // sameMessage reports whether stored is a message with @id id.
@@ -255,9 +238,11 @@ func sameMessage(stored json.RawMessage, id string) bool {
 	return json.Unmarshal(stored, &m) == nil && m.ID == id
 }
 
-func (a *Agent) receiveProblemReport(ctx context.Context, doc *Doc, msg *inboundMessage) (string, error) {
+// receiveProblemReport abandons the record on the prover's word; once a
+// presentation is recorded, only its sender's (AbandonByProver).
+func (a *Agent) receiveProblemReport(ctx context.Context, doc *Doc, msg *inboundMessage, sender string) (string, error) {
 	text := problemText(msg)
-	rec, err := a.svc.Abandon(ctx, doc.Record.ID, text)
+	rec, err := a.svc.AbandonByProver(ctx, doc.Record.ID, sender, text)
 	if err != nil {
 		return "", err
 	}

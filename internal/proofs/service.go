@@ -331,25 +331,15 @@ type Presentation struct {
 // MarkPresentationReceived records a presentation that answers the
 // request on a record in request-sent and moves it to
 // presentation-received. metadata.verification says what was checked.
+// (The DIDComm side uses ReceivePresentation, which checks under the lock.)
 func (s *Service) MarkPresentationReceived(ctx context.Context, recordID string, p Presentation) (backend.ProofRecord, error) {
 	doc, err := s.update(ctx, recordID, func(d *Doc) error {
-		if err := CheckTransition(d.Record.State, backend.StatePresentationReceived); err != nil {
-			return err
-		}
-		d.Record.State = backend.StatePresentationReceived
-		d.Record.IsVerified = nil
+		var verified *bool
 		if p.SignaturesVerified {
-			verified := true
-			d.Record.IsVerified = &verified
+			v := true
+			verified = &v
 		}
-		if d.Record.Metadata == nil {
-			d.Record.Metadata = map[string]any{}
-		}
-		d.Record.Metadata["verification"] = map[string]any{"answersRequest": true, "signaturesVerified": p.SignaturesVerified}
-		d.Presentation = p.Message
-		d.TheirService = p.TheirService
-		d.TheirVerkey = p.TheirVerkey
-		return nil
+		return toPresentationReceived(d, p, map[string]any{"answersRequest": true, "signaturesVerified": p.SignaturesVerified}, verified)
 	})
 	if err != nil {
 		return backend.ProofRecord{}, err
@@ -357,21 +347,58 @@ func (s *Service) MarkPresentationReceived(ctx context.Context, recordID string,
 	return doc.Record, nil
 }
 
-// Abandon moves a live record to abandoned with an error message (a
-// problem report, or a presentation that failed verification).
+// Abandon moves a live record to abandoned with an error message.
 func (s *Service) Abandon(ctx context.Context, recordID, errorMessage string) (backend.ProofRecord, error) {
 	doc, err := s.update(ctx, recordID, func(d *Doc) error {
-		if err := CheckTransition(d.Record.State, backend.StateAbandoned); err != nil {
-			return err
-		}
-		d.Record.State = backend.StateAbandoned
-		d.Record.ErrorMessage = errorMessage
-		return nil
+		return toAbandoned(d, errorMessage)
 	})
 	if err != nil {
 		return backend.ProofRecord{}, err
 	}
 	return doc.Record, nil
+}
+
+// toPresentationReceived is the one transition to presentation-received:
+// every path that records a presentation goes through it. isVerified is
+// nil unless a verifier judged the presentation.
+func toPresentationReceived(d *Doc, p Presentation, verification map[string]any, isVerified *bool) error {
+	if err := CheckTransition(d.Record.State, backend.StatePresentationReceived); err != nil {
+		return err
+	}
+	d.Record.State = backend.StatePresentationReceived
+	d.Record.IsVerified = isVerified
+	setVerification(d, verification)
+	keepPresentation(d, p)
+	return nil
+}
+
+// toAbandoned is the one transition to abandoned (a problem report, a
+// presentation that does not answer the request or fails verification).
+func toAbandoned(d *Doc, errorMessage string) error {
+	if err := CheckTransition(d.Record.State, backend.StateAbandoned); err != nil {
+		return err
+	}
+	d.Record.State = backend.StateAbandoned
+	d.Record.ErrorMessage = errorMessage
+	return nil
+}
+
+// keepPresentation stores what a presentation brought: the message, and
+// the prover's way back and key.
+func keepPresentation(d *Doc, p Presentation) {
+	d.Presentation = p.Message
+	d.TheirService = p.TheirService
+	d.TheirVerkey = p.TheirVerkey
+}
+
+func setVerification(d *Doc, verification map[string]any) {
+	if verification == nil {
+		return
+	}
+	if d.Record.Metadata == nil {
+		d.Record.Metadata = map[string]any{}
+	}
+	d.Record.Metadata[MetadataVerification] = verification
 }
 
 // Recipient is a verifier private key found by its public key.

@@ -6,9 +6,13 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/proofgate/proofgate/internal/jsonpath"
 )
 
 const pdRoot = "presentationDefinition"
+
+// jsonpathBound explains the cost bound of field paths (internal/jsonpath).
+const jsonpathBound = " (field paths may use at most one recursive descent (..), 4 filters of @-relative comparisons, unions of at most 16 branches in all, 32 segments and 512 characters)"
 
 // definition normalizes presentationDefinition, in any of its three
 // spellings, to one DIF presentation definition object and checks it. It
@@ -193,6 +197,9 @@ func (pc *peCheck) descriptor(d map[string]any, dp string, v1 bool) {
 				if s, ok := expr.(string); ok {
 					if problem := jsonPathProblem(s); problem != "" {
 						pc.c.add(index(key(p, "path"), k), problem)
+					} else if _, err := jsonpath.Compile(s); err != nil {
+						// The local verifier evaluates it against what provers send.
+						pc.c.add(index(key(p, "path"), k), "is beyond what the verifier evaluates cheaply: "+err.Error()+jsonpathBound)
 					}
 				}
 			}

@@ -1,0 +1,356 @@
+package proofs
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/testenv/wallet"
+)
+
+// nested is a document n levels deep: {"a":{"a":...{"a":"x"}...}}.
+func nested(n int) any {
+	var v any = "x"
+	for i := 0; i < n; i++ {
+		v = map[string]any{"a": v}
+	}
+	return v
+}
+
+// growth runs f once and returns the heap bytes and objects it allocated
+// (all goroutines: background problem reports count too).
+func growth(f func()) (bytes, objects uint64) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc, after.Mallocs - before.Mallocs
+}
+
+// Memory bounds of one bomb message: issue #7 accepts under 50 MB; the
+// bounded pipeline needs well under one.
+const (
+	bombMaxBytes   = 4 << 20
+	bombMaxObjects = 20_000
+)
+
+// TestJSONPathBomb: a 4 KB anoncrypted presentation whose descriptor path
+// is $..*..*..* over a 300-deep document costs bounded memory and work,
+// however it is packed: refused before decoding when the message itself
+// nests too deep, a non-answering presentation when the attachment does
+// (base64) or when the path is not plain.
+func TestJSONPathBomb(t *testing.T) {
+	const bomb = "$..*..*..*"
+	bombVP := func(inv *wallet.Invitation, depth int) map[string]any {
+		p := vp(inv)
+		p["presentation_submission"].(map[string]any)["descriptor_map"].([]any)[0].(map[string]any)["path"] = bomb
+		p["verifiableCredential"] = []any{nested(depth)}
+		return p
+	}
+	tests := []struct {
+		name      string
+		depth     int
+		base64    bool
+		wantErr   error  // refused before decoding
+		wantState string // else handled
+		want      string // in errorMessage
+	}{
+		{"300 deep in data.json", 300, false, ErrMalformed, "", ""},
+		{"300 deep in data.base64", 300, true, nil, backend.StateAbandoned, "nests deeper than 64 levels"},
+		{"50 deep, path not plain", 50, false, nil, backend.StateAbandoned, `descriptor_map[0].path "$..*..*..*" is not a plain JSONPath`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			a := newTestAgent(t)
+			w := wallet.NewT(t, wallet.Options{NoEndpoint: true})
+			res, err := a.Service().Create(ctx, testOrg, peRequest())
+			if err != nil {
+				t.Fatal(err)
+			}
+			inv := w.ReadInvitation(res.InvitationURL)
+			msg := w.Presentation(inv, bombVP(inv, tt.depth), wallet.PresentOptions{NoService: true})
+			if tt.base64 {
+				att := msg["presentations~attach"].([]any)[0].(map[string]any)
+				raw, _ := json.Marshal(att["data"].(map[string]any)["json"])
+				att["data"] = map[string]any{"base64": base64.StdEncoding.EncodeToString(raw)}
+			}
+			env := w.Pack(inv, msg, true)
+			if len(env) > 6<<10 {
+				t.Fatalf("the bomb is %d bytes", len(env))
+			}
+			var got Received
+			bytes, objects := growth(func() {
+				got, err = a.Receive(ctx, env)
+				a.wg.Wait() // the problem report (to nowhere) counts too
+			})
+			t.Logf("%d byte envelope: %d bytes, %d objects allocated", len(env), bytes, objects)
+			if bytes > bombMaxBytes || objects > bombMaxObjects {
+				t.Fatalf("one %d byte message allocated %d bytes in %d objects", len(env), bytes, objects)
+			}
+			rec, _ := a.Service().LoadRecord(ctx, res.ProofRecord.ID)
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), "nests deeper than 64 levels") || rec.State != backend.StateRequestSent {
+					t.Fatalf("Receive = %+v, %v; record %s", got, err, rec.State)
+				}
+				return
+			}
+			if err != nil || got.State != tt.wantState || !strings.Contains(rec.ErrorMessage, tt.want) {
+				t.Fatalf("Receive = %+v, %v; errorMessage %q", got, err, rec.ErrorMessage)
+			}
+		})
+	}
+}
+
+// TestDescriptorPaths: descriptor_map paths (and path_nested) are plain.
+func TestDescriptorPaths(t *testing.T) {
+	def := []byte(`{"presentation_definition":{"id":"d","input_descriptors":[{"id":"x","constraints":{"fields":[{"path":["$.credentialSubject.a"]}]}}]}}`)
+	cred := map[string]any{"credentialSubject": map[string]any{"a": 1}}
+	tests := []struct {
+		name   string
+		path   string
+		nested any
+		want   string // "" = answers
+	}{
+		{"index", "$.verifiableCredential[0]", nil, ""},
+		{"bracket names", "$['verifiableCredential'][0]", nil, ""},
+		{"nested plain", "$", map[string]any{"id": "x", "format": "ldp_vc", "path": "$.verifiableCredential[0]"}, ""},
+		{"wildcard", "$.verifiableCredential[*]", nil, "is not a plain JSONPath"},
+		{"descent", "$..verifiableCredential[0]", nil, "is not a plain JSONPath"},
+		{"filter", "$.verifiableCredential[?(@.a)]", nil, "is not a plain JSONPath"},
+		{"too long", "$" + strings.Repeat(".a", 128), nil, "at most 256 characters"},
+		{"nested not plain", "$", map[string]any{"id": "x", "format": "ldp_vc", "path": "$..*..*"}, `descriptor_map[0].path_nested.path "$..*..*" is not a plain JSONPath`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			entry := map[string]any{"id": "x", "format": "ldp_vp", "path": tt.path}
+			if tt.nested != nil {
+				entry["path_nested"] = tt.nested
+			}
+			pres, _ := json.Marshal(map[string]any{
+				"presentation_submission": map[string]any{"definition_id": "d", "descriptor_map": []any{entry}},
+				"verifiableCredential":    []any{cred},
+				"proof":                   map[string]any{"challenge": "c"},
+			})
+			problems := checkSubmission(def, pres, "c", "")
+			if tt.want == "" && len(problems) != 0 || tt.want != "" && (len(problems) != 1 || !strings.Contains(problems[0], tt.want)) {
+				t.Fatalf("problems %q, want %q", problems, tt.want)
+			}
+		})
+	}
+	// More entries than MaxDescriptorMap: refused before any path runs.
+	var many []any
+	for i := 0; i <= MaxDescriptorMap; i++ {
+		many = append(many, map[string]any{"id": "x", "path": "$.verifiableCredential[0]"})
+	}
+	pres, _ := json.Marshal(map[string]any{"presentation_submission": map[string]any{"definition_id": "d", "descriptor_map": many}, "proof": map[string]any{"challenge": "c"}})
+	if p := checkSubmission(def, pres, "c", ""); len(p) != 1 || !strings.Contains(p[0], "at most 64 are taken") {
+		t.Fatalf("problems %q", p)
+	}
+}
+
+// TestDefinitionPathBudget: costly definition paths over a large
+// credential stop at the presentation's budget.
+func TestDefinitionPathBudget(t *testing.T) {
+	def := []byte(`{"presentation_definition":{"id":"d","input_descriptors":[{"id":"x","constraints":{"fields":[{"path":["$..nothing"]}]}}]}}`)
+	wide := map[string]any{}
+	for i := 0; i < 300; i++ {
+		wide[string(rune('a'+i%26))+strings.Repeat("k", i/26)] = []any{1, 2, 3, 4, 5, 6, 7, 8, 9, map[string]any{"z": []any{1, 2, 3}}}
+	}
+	var dm []any
+	for i := 0; i < MaxDescriptorMap; i++ {
+		dm = append(dm, map[string]any{"id": "x", "path": "$.verifiableCredential[0]"})
+	}
+	pres, _ := json.Marshal(map[string]any{
+		"presentation_submission": map[string]any{"definition_id": "d", "descriptor_map": dm},
+		"verifiableCredential":    []any{wide},
+		"proof":                   map[string]any{"challenge": "c"},
+	})
+	problems := checkSubmission(def, pres, "c", "")
+	if len(problems) == 0 || !strings.Contains(strings.Join(problems, "\n"), "exceeded the verifier's work limit") {
+		t.Fatalf("problems %q", problems)
+	}
+}
+
+// TestCopiesSerialized: copies of one presentation delivered at once are
+// checked one after the other under the record's lock, and judged once.
+func TestCopiesSerialized(t *testing.T) {
+	for _, sameID := range []bool{true, false} {
+		name := "same @id"
+		if !sameID {
+			name = "new @id each"
+		}
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			fv := &fakeVerifier{formats: allFormats, gate: make(chan struct{})}
+			a := newVerifyingAgent(t, AgentConfig{}, fv)
+			w := wallet.NewT(t, wallet.Options{NoEndpoint: true})
+			res, err := a.Service().Create(ctx, testOrg, peRequest())
+			if err != nil {
+				t.Fatal(err)
+			}
+			inv := w.ReadInvitation(res.InvitationURL)
+			same := w.Present(inv, vp(inv), true)
+			const n = 8
+			errs := make(chan error, n)
+			var wg sync.WaitGroup
+			for i := 0; i < n; i++ {
+				env := same
+				if !sameID {
+					env = w.Present(inv, vp(inv), true)
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, err := a.Receive(ctx, env)
+					errs <- err
+				}()
+			}
+			// Let every copy reach the lock while the first is verified.
+			for fv.calls.Load() == 0 {
+				time.Sleep(time.Millisecond)
+			}
+			time.Sleep(50 * time.Millisecond)
+			close(fv.gate)
+			wg.Wait()
+			close(errs)
+			ok, conflicts := 0, 0
+			for err := range errs {
+				switch {
+				case err == nil:
+					ok++
+				case isConflict(err, backend.StatePresentationReceived):
+					conflicts++
+				default:
+					t.Fatalf("Receive: %v", err)
+				}
+			}
+			if fv.calls.Load() != 1 || fv.maxActive.Load() != 1 {
+				t.Fatalf("verified %d times, %d at once", fv.calls.Load(), fv.maxActive.Load())
+			}
+			if sameID && ok != n || !sameID && (ok != 1 || conflicts != n-1) {
+				t.Fatalf("%d accepted, %d conflicts", ok, conflicts)
+			}
+		})
+	}
+}
+
+// TestCheckCap: at most MaxConcurrentChecks presentations are checked at
+// once in the process; one more waits AdmitWait and is told to come back.
+func TestCheckCap(t *testing.T) {
+	ctx := context.Background()
+	fv := &fakeVerifier{formats: allFormats, gate: make(chan struct{})}
+	a := newVerifyingAgent(t, AgentConfig{}, fv)
+	w := wallet.NewT(t, wallet.Options{NoEndpoint: true})
+	envs := make([][]byte, MaxConcurrentChecks+1)
+	for i := range envs {
+		res, err := a.Service().Create(ctx, testOrg, peRequest())
+		if err != nil {
+			t.Fatal(err)
+		}
+		inv := w.ReadInvitation(res.InvitationURL)
+		envs[i] = w.Present(inv, vp(inv), true)
+	}
+	errs := make(chan error, MaxConcurrentChecks)
+	for _, env := range envs[:MaxConcurrentChecks] {
+		go func() {
+			_, err := a.Receive(ctx, env)
+			errs <- err
+		}()
+	}
+	for fv.active.Load() < int32(MaxConcurrentChecks) {
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := a.Receive(ctx, envs[MaxConcurrentChecks]); !errors.Is(err, ErrBusy) {
+		t.Fatalf("one over the cap: %v", err)
+	}
+	close(fv.gate)
+	for range MaxConcurrentChecks {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fv.maxActive.Load() != int32(MaxConcurrentChecks) {
+		t.Fatalf("%d checks at once", fv.maxActive.Load())
+	}
+	// With slots free again, the refused one goes through.
+	if got, err := a.Receive(ctx, envs[MaxConcurrentChecks]); err != nil || got.State != backend.StatePresentationReceived {
+		t.Fatalf("retry: %+v, %v", got, err)
+	}
+}
+
+// TestOnlySenderAbandons: once a presentation is recorded, a problem
+// report abandons the record only when its sender sent the presentation;
+// after an anoncrypted presentation no problem report does.
+func TestOnlySenderAbandons(t *testing.T) {
+	report := func(inv *wallet.Invitation) map[string]any {
+		return wallet.ProblemReport(inv, "", map[string]any{"code": "abandoned", "en": "changed my mind"})
+	}
+	tests := []struct {
+		name       string
+		anonPres   bool
+		reporter   string // "prover", "stranger", "anon"
+		wantState  string
+		wantRefuse bool
+	}{
+		{"prover's own key", false, "prover", backend.StateAbandoned, false},
+		{"another key", false, "stranger", backend.StatePresentationReceived, true},
+		{"anoncrypted report", false, "anon", backend.StatePresentationReceived, true},
+		{"after anoncrypt: prover's key", true, "prover", backend.StatePresentationReceived, true},
+		{"after anoncrypt: anoncrypted", true, "anon", backend.StatePresentationReceived, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			a := newTestAgent(t)
+			w := wallet.NewT(t, wallet.Options{NoEndpoint: true})
+			stranger := wallet.NewT(t, wallet.Options{NoEndpoint: true})
+			res, err := a.Service().Create(ctx, testOrg, peRequest())
+			if err != nil {
+				t.Fatal(err)
+			}
+			inv := w.ReadInvitation(res.InvitationURL)
+			if _, err := a.Receive(ctx, w.Present(inv, vp(inv), tt.anonPres)); err != nil {
+				t.Fatal(err)
+			}
+			var env []byte
+			switch tt.reporter {
+			case "prover":
+				env = w.Pack(inv, report(inv), false)
+			case "stranger":
+				env = stranger.Pack(inv, report(inv), false)
+			default:
+				env = w.Pack(inv, report(inv), true)
+			}
+			_, err = a.Receive(ctx, env)
+			if tt.wantRefuse != errors.Is(err, ErrUnknownThread) || (!tt.wantRefuse && err != nil) {
+				t.Fatalf("problem report: %v", err)
+			}
+			rec, _ := a.Service().LoadRecord(ctx, res.ProofRecord.ID)
+			if rec.State != tt.wantState {
+				t.Fatalf("record %s", rec.State)
+			}
+			if tt.wantState == backend.StatePresentationReceived {
+				if _, err := a.Accept(ctx, testOrg, rec.ID); err != nil {
+					t.Fatalf("accept after the refused report: %v", err)
+				}
+			}
+		})
+	}
+	// Before any presentation, the prover may decline (anoncrypted too).
+	ctx := context.Background()
+	a := newTestAgent(t)
+	w := wallet.NewT(t, wallet.Options{NoEndpoint: true})
+	res, _ := a.Service().Create(ctx, testOrg, peRequest())
+	inv := w.ReadInvitation(res.InvitationURL)
+	if got, err := a.Receive(ctx, w.Pack(inv, report(inv), true)); err != nil || got.State != backend.StateAbandoned {
+		t.Fatalf("decline: %+v, %v", got, err)
+	}
+}

@@ -1,0 +1,53 @@
+package proofs
+
+import (
+	"testing"
+)
+
+// fuzzDefinition is a request whose definition uses what the cost bound
+// allows: a recursive descent, wildcards, a filter, and a JSON Schema
+// filter.
+var fuzzDefinition = []byte(`{"options":{"challenge":"c","domain":"v.example"},"presentation_definition":{"id":"d","input_descriptors":[
+	{"id":"x","group":["A"],"constraints":{"fields":[
+		{"path":["$..id","$.credentialSubject[*].id"]},
+		{"path":["$.credentialSubject.account[?(@.active == true && @.n > 2)].route"],"filter":{"type":"string","pattern":"^[a-z]+$"}},
+		{"path":["$.type[*]"],"filter":{"const":"VerifiableCredential"}}]}},
+	{"id":"y","group":["A"],"constraints":{"fields":[{"path":["$['@context'][0]"]}]}}],
+	"submission_requirements":[{"rule":"pick","min":1,"from":"A"}]}}`)
+
+var fuzzProofRequest = []byte(`{"name":"p","version":"1.0","nonce":"1",
+	"requested_attributes":{"a1":{"name":"name","restrictions":[{"schema_id":"L5u3AaDjGhV2AjL6mwAjLm:2:employee:1.0"},{"attr::name::value":"Alice"}]},
+		"g1":{"names":["x","y"]}},
+	"requested_predicates":{"p1":{"name":"age","p_type":">=","p_value":18}}}`)
+
+// Resource bound of one check of an input of at most fuzzMaxInput bytes.
+const (
+	fuzzMaxInput   = 64 << 10
+	fuzzMaxBytes   = 32 << 20
+	fuzzMaxObjects = 400_000
+)
+
+// FuzzCheckPresentation: whatever a prover sends as the presentation
+// attachment, the structural check answers within a fixed budget of
+// allocations, and never panics. Seeds in testdata/fuzz.
+func FuzzCheckPresentation(f *testing.F) {
+	f.Add([]byte(`{"presentation_submission":{"definition_id":"d","descriptor_map":[{"id":"x","path":"$.verifiableCredential[0]"}]},"verifiableCredential":[{"id":"v","type":["VerifiableCredential"],"credentialSubject":{"id":"s","account":[{"active":true,"n":3,"route":"abc"}]}}],"proof":{"challenge":"c","domain":"v.example"}}`), true)
+	f.Fuzz(func(t *testing.T, payload []byte, pe bool) {
+		if len(payload) > fuzzMaxInput {
+			t.Skip()
+		}
+		if problem := documentProblem(payload); problem != "" {
+			return // refused before decoding (presentationPayload)
+		}
+		bytes, objects := growth(func() {
+			if pe {
+				_ = checkSubmission(fuzzDefinition, payload, "c", "v.example")
+			} else {
+				_ = checkIndyProof(fuzzProofRequest, payload)
+			}
+		})
+		if bytes > fuzzMaxBytes || objects > fuzzMaxObjects {
+			t.Fatalf("a %d byte presentation cost %d bytes in %d objects", len(payload), bytes, objects)
+		}
+	})
+}

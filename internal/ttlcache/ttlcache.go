@@ -1,0 +1,124 @@
+// Package ttlcache is a small, bounded, concurrency-safe cache whose
+// entries expire, with one fetch at a time per key: the cache in front of
+// every document the verifier fetches from the network (DID documents,
+// status lists), so a burst of presentations naming one issuer costs one
+// request, and a flood of distinct names cannot grow memory without bound.
+package ttlcache
+
+import (
+	"container/list"
+	"context"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+)
+
+// Cache maps string keys to values of type V for a bounded time.
+type Cache[V any] struct {
+	ttl, negTTL time.Duration
+	size        int
+	now         func() time.Time
+
+	mu    sync.Mutex
+	order *list.List // front = most recently stored
+	items map[string]*list.Element
+	group singleflight.Group
+}
+
+type entry[V any] struct {
+	key     string
+	val     V
+	err     error
+	expires time.Time
+}
+
+// New returns a cache of at most size entries, each kept for ttl; failed
+// fetches are remembered for negTTL (0: not at all), so a dead host is not
+// asked again on every presentation.
+func New[V any](size int, ttl, negTTL time.Duration) *Cache[V] {
+	if size < 1 {
+		size = 1
+	}
+	return &Cache[V]{ttl: ttl, negTTL: negTTL, size: size, now: time.Now, order: list.New(), items: map[string]*list.Element{}}
+}
+
+// SetClock replaces the clock (tests).
+func (c *Cache[V]) SetClock(now func() time.Time) { c.now = now }
+
+// Get returns the cached value of key, or calls fetch once for all
+// concurrent callers and caches its result. fetch runs with a context
+// detached from any one caller's cancellation (but bounded by the
+// caller's deadline), so one impatient caller does not fail the others.
+func (c *Cache[V]) Get(ctx context.Context, key string, fetch func(context.Context) (V, error)) (V, error) {
+	if v, err, ok := c.lookup(key); ok {
+		return v, err
+	}
+	ch := c.group.DoChan(key, func() (any, error) {
+		if v, err, ok := c.lookup(key); ok {
+			return v, err
+		}
+		fctx := context.WithoutCancel(ctx)
+		if dl, ok := ctx.Deadline(); ok {
+			var cancel context.CancelFunc
+			fctx, cancel = context.WithDeadline(fctx, dl)
+			defer cancel()
+		}
+		v, err := fetch(fctx)
+		c.store(key, v, err)
+		return v, err
+	})
+	select {
+	case r := <-ch:
+		v, _ := r.Val.(V)
+		return v, r.Err
+	case <-ctx.Done():
+		var zero V
+		return zero, ctx.Err()
+	}
+}
+
+func (c *Cache[V]) lookup(key string) (V, error, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var zero V
+	el, ok := c.items[key]
+	if !ok {
+		return zero, nil, false
+	}
+	e := el.Value.(*entry[V])
+	if !c.now().Before(e.expires) {
+		c.order.Remove(el)
+		delete(c.items, key)
+		return zero, nil, false
+	}
+	return e.val, e.err, true
+}
+
+func (c *Cache[V]) store(key string, v V, err error) {
+	ttl := c.ttl
+	if err != nil {
+		ttl = c.negTTL
+	}
+	if ttl <= 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.items[key]; ok {
+		c.order.Remove(el)
+	}
+	c.items[key] = c.order.PushFront(&entry[V]{key: key, val: v, err: err, expires: c.now().Add(ttl)})
+	for c.order.Len() > c.size {
+		oldest := c.order.Back()
+		c.order.Remove(oldest)
+		delete(c.items, oldest.Value.(*entry[V]).key)
+	}
+}
+
+// Len is the number of entries held (expired ones included until looked up).
+func (c *Cache[V]) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.order.Len()
+}
