@@ -124,8 +124,8 @@ func holderBinary(t *testing.T) string {
 }
 
 // The demo holder answers a presentationExchange request with a credential
-// it issued itself, which the local verifier takes; and it explains,
-// without presenting, a request it cannot answer.
+// it issued and signed itself, which the local verifier verifies; and it
+// explains, without presenting, a request it cannot answer.
 func TestDemoHolder(t *testing.T) {
 	startCaddy(t, "")
 	r := postJSON(t, oobPath(orgA, "presentationExchange"), keyA, peBody)
@@ -141,7 +141,7 @@ func TestDemoHolder(t *testing.T) {
 	if rec.status != http.StatusOK {
 		t.Fatalf("accept: %d %s", rec.status, rec.body)
 	}
-	if m := rec.json(t); m["state"] != "done" {
+	if m := rec.json(t); m["state"] != "done" || m["isVerified"] != true {
 		t.Fatalf("record %s", rec.body)
 	}
 

@@ -7,7 +7,8 @@
 // An indy request is answered with self-attested values (attributes
 // without restrictions; AnonCreds needs no credential for those). A
 // presentationExchange request is answered with a credential the holder
-// issues to its own did:key. Both are what a verifier that checks
+// issues to its own did:key and signs (Ed25519Signature2018), in a
+// presentation it signs with the request's challenge. Both are what a verifier that checks
 // requests structurally accepts; they prove nothing about the holder, which
 // is why a real verifier asks for credentials from issuers it trusts.
 //
@@ -100,7 +101,7 @@ func answer(ctx context.Context, invitationURL string, values attrs, waitAck tim
 
 	var payload any
 	if inv.IsDIF() {
-		payload, err = selfIssuedVP(inv, w, values)
+		payload, err = selfIssuedVP(ctx, inv, w, values)
 	} else {
 		payload, err = selfAttestedProof(inv, values)
 	}
@@ -183,28 +184,21 @@ func selfAttestedProof(inv *wallet.Invitation, values attrs) (any, error) {
 }
 
 // selfIssuedVP answers a presentation definition with one credential per
-// input descriptor that the holder issues about itself (its did:key).
-func selfIssuedVP(inv *wallet.Invitation, w *wallet.Wallet, values attrs) (any, error) {
+// input descriptor that the holder issues about itself (its did:key) and
+// signs (Ed25519Signature2018), in a presentation it signs with the
+// request's challenge.
+func selfIssuedVP(ctx context.Context, inv *wallet.Invitation, w *wallet.Wallet, values attrs) (any, error) {
 	claims := map[string]any{}
 	for k, v := range values {
 		claims[k] = v
 	}
-	p, err := wallet.AutoPresentation(inv, claims)
+	h := w.Holder()
+	vp, err := h.Present(ctx, inv, claims)
 	if err != nil {
 		return nil, err
 	}
-	vp, _ := p.(map[string]any)
 	creds, _ := vp["verifiableCredential"].([]any)
-	for _, c := range creds {
-		if cred, ok := c.(map[string]any); ok {
-			cred["issuer"] = w.DID()
-			if subject, ok := cred["credentialSubject"].(map[string]any); ok {
-				subject["id"] = w.DID()
-			}
-		}
-	}
-	vp["holder"] = w.DID()
-	say("answering with %d credential(s) issued by the holder to itself (%s)", len(creds), w.DID())
+	say("answering with %d credential(s) it issued and signed itself (%s)", len(creds), h.DID)
 	return vp, nil
 }
 
