@@ -23,9 +23,11 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"flag"
 	"fmt"
+	"math/big"
 	"net/http"
 	"os"
 	"os/signal"
@@ -169,9 +171,18 @@ func selfAttestedProof(inv *wallet.Invitation, values attrs) (any, error) {
 		return nil, fmt.Errorf("the request asks for what only an issued credential can prove, which the demo holder has none of: %s; ask for attributes without restrictions (self-attested), or use a real wallet", strings.Join(cannot, "; "))
 	}
 	sort.Strings(shown)
+	// With no credential there are no sub proofs and no commitments: the
+	// aggregated proof's challenge is the hash of the request's nonce
+	// alone, as the AnonCreds reference computes it for such a proof.
+	nonce, ok := new(big.Int).SetString(pr.Nonce, 10)
+	if !ok {
+		return nil, fmt.Errorf("the proof request's nonce %q is not a decimal number", pr.Nonce)
+	}
+	sum := sha256.Sum256(nonce.Bytes())
 	say("answering with self-attested %s", strings.Join(shown, ", "))
 	return map[string]any{
-		"proof": map[string]any{"proofs": []any{}, "aggregated_proof": map[string]any{"c_hash": "0", "c_list": []any{}}},
+		"proof": map[string]any{"proofs": []any{}, "aggregated_proof": map[string]any{
+			"c_hash": new(big.Int).SetBytes(sum[:]).String(), "c_list": []any{}}},
 		"requested_proof": map[string]any{
 			"revealed_attrs":       map[string]any{},
 			"revealed_attr_groups": map[string]any{},

@@ -9,6 +9,7 @@ import (
 
 func TestSelfAttestedProof(t *testing.T) {
 	inv := &wallet.Invitation{ProofRequest: wallet.ProofRequest{
+		Nonce: "1234567890",
 		RequestedAttributes: map[string]wallet.RequestedAttr{
 			"a1": {Name: "name"},
 			"a2": {Name: "city"},
@@ -22,6 +23,11 @@ func TestSelfAttestedProof(t *testing.T) {
 	got := rp["self_attested_attrs"].(map[string]string)
 	if got["a1"] != "Alice" || got["a2"] != "demo" || len(got) != 2 {
 		t.Fatalf("self_attested_attrs %v", got)
+	}
+	// SHA-256 of the nonce's big-endian bytes (0x499602d2), as a decimal.
+	agg := p.(map[string]any)["proof"].(map[string]any)["aggregated_proof"].(map[string]any)
+	if agg["c_hash"] != "10639816310985837783199378615488296256229070620850680453677115602812438341389" {
+		t.Errorf("c_hash %v", agg["c_hash"])
 	}
 
 	inv.ProofRequest.RequestedAttributes["a3"] = wallet.RequestedAttr{Name: "degree", Restrictions: []map[string]string{{"issuer_did": "X"}}}
