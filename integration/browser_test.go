@@ -199,14 +199,25 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
-// screenshotQR loads url in Chromium and decodes the QR code in the
+// screenshotQR loads url in Chromium (a tall window: the long URL's QR
+// code is dense) and decodes the QR code in the
 // screenshot. (The QR code needs no JavaScript: it is an SVG in the HTML
 // the server sends, as TestInvitationPage checks. Headless Chromium takes
 // no screenshot with scripts disabled.)
 func screenshotQR(t *testing.T, exe string, proxy *recordingProxy, url string) string {
+	return screenshotQRSize(t, exe, proxy, url, "")
+}
+
+// screenshotQRSize is screenshotQR in a window of size ("W,H"; "" for
+// the test's default).
+func screenshotQRSize(t *testing.T, exe string, proxy *recordingProxy, url, size string) string {
 	t.Helper()
 	shot := filepath.Join(t.TempDir(), "page.png")
-	_, reqs := runChromium(t, exe, proxy, url, "--screenshot="+shot)
+	extra := []string{"--screenshot=" + shot}
+	if size != "" {
+		extra = append(extra, "--window-size="+size)
+	}
+	_, reqs := runChromium(t, exe, proxy, url, extra...)
 	checkPageRequests(t, url, reqs)
 	f, err := os.Open(shot)
 	if err != nil {
@@ -239,7 +250,9 @@ func TestInvitationPageInChromium(t *testing.T) {
 	short, long := createShortened(t, pageBody)
 	proxy := startRecordingProxy(t)
 
-	if got := screenshotQR(t, exe, proxy, short); got != short {
+	// The short URL's page in Chromium's default window (800x600), as a
+	// person opening the link would see it first.
+	if got := screenshotQRSize(t, exe, proxy, short, "800,600"); got != short {
 		t.Errorf("QR code of the short URL's page reads %q, want %q", got, short)
 	}
 	if got := screenshotQR(t, exe, proxy, long); got != long {
