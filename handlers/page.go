@@ -43,7 +43,7 @@ func cspHash(s string) string {
 // than qrMaxWidth gets fewer (CSS shrinks it further on small screens).
 const (
 	qrScale    = 6
-	qrMaxWidth = 720
+	qrMaxWidth = 680 // within main's 46rem less padding and border: whole pixels per module
 )
 
 // pageData fills page.html.
