@@ -110,6 +110,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		}
 	}
 	r.index()
+	startOrgChecks(r, h.Orgs, h.DefaultBackend)
 	for name, b := range r.byName {
 		rcv, ok := b.(didcommReceiver)
 		if !ok || rcv.DIDCommPath() == "" {
@@ -296,6 +297,25 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, route route, par
 		// Wallets post their messages here; the verifier answers every
 		// method and status itself (DIDComm over HTTP is one-way: 202).
 		h.didcomm[param].ServeDIDComm(w, r)
+	}
+}
+
+// startOrgChecks has each upstream backend check, in the background, that
+// its agent serves the orgs mapped to it, so that a wrong tenant shows in
+// the log at load rather than at the first request. An explicit
+// default_backend is checked for the unmapped orgs too (org "*").
+func startOrgChecks(r *router, orgs map[string]config.OrgRoute, defaultBackend string) {
+	byBackend := map[string][]backend.Org{}
+	for id, route := range orgs {
+		byBackend[route.Backend] = append(byBackend[route.Backend], backend.Org{ID: id, Tenant: route.Tenant})
+	}
+	if defaultBackend != "" {
+		byBackend[defaultBackend] = append(byBackend[defaultBackend], backend.Org{ID: "*"})
+	}
+	for name, list := range byBackend {
+		if oc, ok := r.byName[name].(backend.OrgChecker); ok {
+			oc.CheckOrgs(list)
+		}
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 // ACA-Py (from PyPI, started by the test) and sends proof requests through
 // Caddy: the invitation that ACA-Py makes must carry our proof request.
 func TestRealACAPyThroughCaddy(t *testing.T) {
-	agent := acapyenv.Start(t)
+	agent := acapyenv.Shared(t) // the verifier TestRealACAPyFullExchange uses too
 	tester := newTester(t)
 	tester.InitServer(globalOptions(t.TempDir())+`
 `+base+` {

@@ -14,6 +14,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddytest"
+
+	acapyenv "github.com/proofgate/proofgate/internal/testenv/acapy"
 )
 
 // The ports of this test binary's Caddy, chosen free at start so that two
@@ -42,7 +44,8 @@ func TestMain(m *testing.M) {
 	}
 	// The standard logger too (caddytest's timings, libraries).
 	log.SetOutput(sinkWriter{})
-	os.Exit(m.Run())
+	// acapy.Main stops the ACA-Py agents the tests share (acapy.Shared).
+	os.Exit(acapyenv.Main(m))
 }
 
 // idleConfig is the config between tests: the admin endpoint only.

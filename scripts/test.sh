@@ -55,26 +55,27 @@ plan_acapy() {
 prepare_acapy() {
 	# A PROOFGATE_ACAPY you set is yours: it is used as it is.
 	[ -z "${PROOFGATE_ACAPY:-}" ] && [ -f .ci/acapy-venv.sh ] || return 0
-	local out err rc
-	err=$(mktemp)
-	# The script prints the aca-py executable on its last stdout line.
-	out=$(bash .ci/acapy-venv.sh 2>"$err")
+	local out rc last
+	# The script logs on stderr and prints, as its last stdout line, the
+	# aca-py executable, or with exit 3 "skip: <why and what to install>"
+	# where no suitable Python exists.
+	out=$(bash .ci/acapy-venv.sh)
 	rc=$?
-	if [ "$rc" -eq 0 ] && [ -x "$(printf '%s\n' "$out" | tail -n 1)" ]; then
-		PROOFGATE_ACAPY=$(printf '%s\n' "$out" | tail -n 1)
+	last=$(printf '%s\n' "$out" | tail -n 1)
+	case "$rc" in
+	0)
+		PROOFGATE_ACAPY=$last
 		export PROOFGATE_ACAPY
-		rm -f "$err"
 		return 0
-	fi
-	# Exit 3 with a "skip:" line: no suitable Python here. Anything else:
-	# the install failed, and its own output says why.
-	[ "$rc" -eq 3 ] || cat "$err" >&2
-	PROOFGATE_ACAPY_SKIP=$(grep -m1 '^skip: ' "$err" | cut -c7-)
-	if [ -z "$PROOFGATE_ACAPY_SKIP" ]; then
-		PROOFGATE_ACAPY_SKIP="ACA-Py tests skipped: .ci/acapy-venv.sh failed (exit $rc); install Python >= 3.12 (e.g. pyenv install 3.12) or set PROOFGATE_ACAPY=/path/to/aca-py"
-	fi
+		;;
+	3)
+		PROOFGATE_ACAPY_SKIP=${last#skip: }
+		;;
+	*)
+		PROOFGATE_ACAPY_SKIP="ACA-Py tests skipped: .ci/acapy-venv.sh failed (exit $rc, see above); install Python >= 3.12 (e.g. pyenv install 3.12) or set PROOFGATE_ACAPY=/path/to/aca-py"
+		;;
+	esac
 	export PROOFGATE_ACAPY_SKIP
-	rm -f "$err"
 	say "$PROOFGATE_ACAPY_SKIP"
 }
 

@@ -174,6 +174,16 @@ type TenantValidator interface {
 	ValidateTenant(tenant string) error
 }
 
+// OrgChecker is implemented by upstream backends that can check, once the
+// configuration is loaded, that their agent serves the orgs mapped to them
+// (that each tenant exists, that an org without tenant is not on a
+// multi-tenant agent). The checks run in the background and report in
+// the log; Cleanup stops them. An org with ID "*" stands for the orgs that
+// reach the backend as the default one.
+type OrgChecker interface {
+	CheckOrgs(orgs []Org)
+}
+
 // MetadataSetter is implemented by backends that keep proof records
 // themselves and can note facts on them (an e-mail delivery outcome), so
 // clients reading the record see them.

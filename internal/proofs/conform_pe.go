@@ -9,6 +9,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/proofgate/proofgate/internal/jsonpath"
+	"github.com/proofgate/proofgate/internal/pefilter"
 )
 
 // maxNesting bounds submission_requirements and path_nested recursion.
@@ -231,10 +232,10 @@ func fieldProblems(d *peDescriptor, cred map[string]any, budget *jsonpath.Budget
 		if f.Optional || len(f.Path) == 0 {
 			continue
 		}
-		var filter *jsonschema.Schema
+		var filter *pefilter.Filter
 		if len(f.Filter) > 0 {
 			var err error
-			if filter, err = compileFilter(f.Filter); err != nil {
+			if filter, err = pefilter.CompileJSON(f.Filter); err != nil {
 				problems = append(problems, fmt.Sprintf("input descriptor %q: the filter of field %s does not compile", d.ID, f.Path[0]))
 				continue
 			}
@@ -253,7 +254,7 @@ func fieldProblems(d *peDescriptor, cred map[string]any, budget *jsonpath.Budget
 			}
 			for _, v := range vals {
 				found = true
-				if filter == nil || filter.Validate(v) == nil {
+				if filter == nil || filter.Match(v) {
 					matched = true
 				}
 			}
@@ -271,30 +272,6 @@ func fieldProblems(d *peDescriptor, cred map[string]any, budget *jsonpath.Budget
 		}
 	}
 	return problems
-}
-
-// noLoader refuses every reference outside a filter.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("%s: loading schemas is disabled", url)
-}
-
-// compileFilter compiles a DIF filter (draft-07 JSON Schema unless it
-// names another draft), with no external references.
-func compileFilter(raw json.RawMessage) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft7)
-	c.UseLoader(noLoader{})
-	const loc = "urn:proofgate:filter"
-	if err := c.AddResource(loc, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(loc)
 }
 
 // requirementMet evaluates a submission requirement: "all" needs every

@@ -10,11 +10,9 @@ import (
 
 	"github.com/ohler55/ojg/jp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
-)
 
-// filterURL names a caller's filter while it is compiled; nothing is ever
-// fetched from it.
-const filterURL = "urn:proofgate:filter"
+	"github.com/proofgate/proofgate/internal/pefilter"
+)
 
 // maxCachedFilters bounds the memory of filterCache; it is emptied when
 // full, which is fine for a cache of what a few client apps send.
@@ -45,10 +43,12 @@ func (fc *filterCache) add(k string) {
 	fc.valid[k] = struct{}{}
 }
 
-// compileFilter checks that a constraints.fields[].filter is a valid JSON
-// Schema (draft-07 unless it says otherwise, as DIF specifies): valid
-// against its metaschema, regular expressions that compile, and no
-// references outside itself.
+// compileFilter checks that a constraints.fields[].filter compiles with
+// pefilter, as the local verifier will compile it: a valid JSON Schema
+// (draft-07 unless it says otherwise, as DIF specifies), regular
+// expressions that compile, no references outside itself, and date bounds
+// (v1 string minimum/maximum beside format date, v2 formatMinimum…) that
+// are dates.
 func (fc *filterCache) compileFilter(filter any, path string, c *collector) {
 	canon, err := json.Marshal(filter)
 	cacheable := err == nil && len(canon) <= 4096
@@ -61,23 +61,19 @@ func (fc *filterCache) compileFilter(filter any, path string, c *collector) {
 }
 
 func (fc *filterCache) compile(filter any, path string, c *collector) bool {
-	comp := jsonschema.NewCompiler()
-	comp.DefaultDraft(jsonschema.Draft7)
-	comp.UseLoader(noLoader{})
-	if err := comp.AddResource(filterURL, filter); err != nil {
-		c.add(path, "is not a valid JSON Schema: "+err.Error())
-		return false
-	}
-	_, err := comp.Compile(filterURL)
+	_, err := pefilter.Compile(filter)
 	if err == nil {
 		return true
 	}
 	var (
+		bound   *pefilter.BoundError
 		invalid *jsonschema.SchemaValidationError
 		regex   *jsonschema.InvalidRegexError
 		load    *jsonschema.LoadURLError
 	)
 	switch {
+	case errors.As(err, &bound):
+		c.add(pointerPath(path, filter, "#"+bound.Pointer), bound.Message)
 	case errors.As(err, &invalid):
 		schemaProblems(invalid.Err, path, filter, nil, c)
 	case errors.As(err, &regex):
@@ -85,7 +81,7 @@ func (fc *filterCache) compile(filter any, path string, c *collector) bool {
 	case errors.As(err, &load):
 		c.add(path, "must not refer to other schemas ($ref and $schema must stay inside the filter or name a standard draft)")
 	default:
-		c.add(path, "is not a valid JSON Schema: "+strings.ReplaceAll(err.Error(), filterURL, "filter"))
+		c.add(path, "is not a valid JSON Schema: "+strings.ReplaceAll(err.Error(), "urn:proofgate:filter", "filter"))
 	}
 	return false
 }

@@ -36,8 +36,9 @@ type Agent struct {
 	Label string
 	// Version is what the agent reports on GET /status, e.g. "0.12.8".
 	Version string
-	// WalletType is the base wallet type: "basic" (ACA-Py's in-memory
-	// profile, the default) or "askar" (AskarWallet).
+	// WalletType is the base wallet type: always "askar" (a throw-away
+	// SQLite wallet in the agent's home): acapy-agent 1.x has no other, and
+	// 0.12.x has it too.
 	WalletType string
 	// Multitenant tells whether the agent was started with Multitenant().
 	Multitenant bool
@@ -53,6 +54,7 @@ type Agent struct {
 }
 
 type config struct {
+	legacy        bool
 	multitenant   bool
 	insecureAdmin bool
 	askar         bool
@@ -69,12 +71,17 @@ type Option func(*config)
 // base wallet's key alone gets 401 on tenant routes.
 func Multitenant() Option { return func(c *config) { c.multitenant = true } }
 
+// Legacy runs the optional second target, aries-cloudagent 0.12.x (end
+// of life), from $PROOFGATE_ACAPY_0_12 (`bash .ci/acapy-venv.sh 0.12`
+// prints it); the test is skipped when it is not set.
+func Legacy() Option { return func(c *config) { c.legacy = true } }
+
 // InsecureAdmin starts the admin API with --admin-insecure-mode (no API key).
 func InsecureAdmin() Option { return func(c *config) { c.insecureAdmin = true } }
 
-// AskarWallet uses an Askar (SQLite) wallet in the test's temporary directory
-// instead of the default in-memory "basic" profile. In multitenant mode the
-// sub-wallets then are Askar wallets too (ACA-Py requires the same type).
+// AskarWallet is kept for callers written when the default was ACA-Py
+// 0.12's in-memory "basic" wallet; every agent now has an Askar (SQLite)
+// wallet, and in multitenant mode Askar sub-wallets.
 func AskarWallet() Option { return func(c *config) { c.askar = true } }
 
 // ExtraArgs appends flags to `aca-py start`, e.g. "--auto-verify-presentation".
@@ -95,7 +102,7 @@ var errPortTaken = errors.New("port already in use")
 func Start(t testing.TB, opts ...Option) *Agent {
 	t.Helper()
 	cfg := newConfig(opts)
-	exe := requireExecutable(t)
+	exe := cfg.executable(t)
 	a, err := launch(exe, cfg, func() (string, error) { return t.TempDir(), nil })
 	if err != nil {
 		t.Fatalf("starting ACA-Py (%s): %v", exe, err)
@@ -148,7 +155,7 @@ func launchOnce(exe string, cfg config, home string) (*Agent, error) {
 		AdminURL:    "http://127.0.0.1:" + strconv.Itoa(ports[1]),
 		Label:       "proofgate-test-" + randomHex(6),
 		Multitenant: cfg.multitenant,
-		WalletType:  "basic",
+		WalletType:  "askar",
 		Client:      &http.Client{Timeout: 30 * time.Second},
 		logs:        &logBuffer{},
 	}
@@ -167,14 +174,10 @@ func launchOnce(exe string, cfg config, home string) (*Agent, error) {
 		a.APIKey = randomHex(24)
 		args = append(args, "--admin-api-key", a.APIKey)
 	}
-	var walletKey string
-	if cfg.askar {
-		// A RAW key skips the Argon2 derivation, which costs seconds per open.
-		walletKey = base58.Encode(randomBytes(32))
-		a.WalletType = "askar"
-		args = append(args, "--wallet-type", "askar", "--wallet-name", "proofgate-test",
-			"--wallet-key", walletKey, "--wallet-key-derivation-method", "RAW")
-	}
+	// A RAW key skips the Argon2 derivation, which costs seconds per open.
+	walletKey := base58.Encode(randomBytes(32))
+	args = append(args, "--wallet-type", "askar", "--wallet-name", "proofgate-test",
+		"--wallet-key", walletKey, "--wallet-key-derivation-method", "RAW")
 	if cfg.multitenant {
 		a.JWTSecret = randomHex(32)
 		args = append(args, "--multitenant", "--multitenant-admin", "--jwt-secret", a.JWTSecret)

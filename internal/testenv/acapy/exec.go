@@ -15,7 +15,18 @@ const (
 	EnvExecutable = "PROOFGATE_ACAPY"
 	// EnvVenv overrides the virtualenv directory of .ci/acapy-venv.sh.
 	EnvVenv = "PROOFGATE_ACAPY_VENV"
+	// EnvSkip, set by scripts/test.sh when .ci/acapy-venv.sh could not
+	// install the agent (no Python >= 3.12), is the one line every ACA-Py
+	// test skips with, under CI too: the rest of the suite still runs.
+	EnvSkip = "PROOFGATE_ACAPY_SKIP"
+	// EnvLegacy names an aca-py 0.12.x executable (bash .ci/acapy-venv.sh
+	// 0.12), the optional second target; unset, its tests skip.
+	EnvLegacy = "PROOFGATE_ACAPY_0_12"
 )
+
+// Version is the acapy-agent release .ci/acapy-venv.sh installs (the
+// newest on PyPI when it was pinned); the tests are written against it.
+const Version = "1.4.0"
 
 // InstallCommand is what a developer runs to install the agent.
 const InstallCommand = "bash .ci/acapy-venv.sh"
@@ -25,7 +36,7 @@ const InstallCommand = "bash .ci/acapy-venv.sh"
 var errNotInstalled = errors.New("ACA-Py is not installed")
 
 // DefaultVenv is the virtualenv directory .ci/acapy-venv.sh installs into:
-// $PROOFGATE_ACAPY_VENV, else ${XDG_CACHE_HOME:-$HOME/.cache}/proofgate/acapy-venv.
+// $PROOFGATE_ACAPY_VENV, else ${XDG_CACHE_HOME:-$HOME/.cache}/proofgate/acapy-<Version>.
 func DefaultVenv() (string, error) {
 	if v := os.Getenv(EnvVenv); v != "" {
 		return v, nil
@@ -38,7 +49,7 @@ func DefaultVenv() (string, error) {
 		}
 		cache = filepath.Join(home, ".cache")
 	}
-	return filepath.Join(cache, "proofgate", "acapy-venv"), nil
+	return filepath.Join(cache, "proofgate", "acapy-"+Version), nil
 }
 
 // Executable returns the aca-py executable the tests run: $PROOFGATE_ACAPY
@@ -83,6 +94,9 @@ func inCI() bool {
 // without the venv) or fails (CI, or a wrong PROOFGATE_ACAPY) the test.
 func requireExecutable(t testing.TB) string {
 	t.Helper()
+	if reason := os.Getenv(EnvSkip); reason != "" && os.Getenv(EnvExecutable) == "" {
+		t.Skip(reason)
+	}
 	exe, err := Executable()
 	if err == nil {
 		return exe
@@ -96,4 +110,22 @@ func requireExecutable(t testing.TB) string {
 	}
 	t.Skip(msg)
 	return ""
+}
+
+// executable returns the aca-py to run for cfg, or skips or fails t as
+// requireExecutable does; the legacy target is skipped unless
+// $PROOFGATE_ACAPY_0_12 names one.
+func (c config) executable(t testing.TB) string {
+	t.Helper()
+	if !c.legacy {
+		return requireExecutable(t)
+	}
+	p := os.Getenv(EnvLegacy)
+	if p == "" {
+		t.Skipf("the optional ACA-Py 0.12 target is not installed: export %s=\"$(bash .ci/acapy-venv.sh 0.12)\" to test it", EnvLegacy)
+	}
+	if err := checkExecutable(p); err != nil {
+		t.Fatalf("%s=%q: %v", EnvLegacy, p, err)
+	}
+	return p
 }

@@ -45,11 +45,11 @@ func TestRequireExecutable(t *testing.T) {
 	}
 
 	tests := []struct {
-		name       string
-		exe, venv  string
-		ci         string
-		want       string // returned path, when found
-		skip, fail string // substring of the Skip or Fatal message
+		name        string
+		exe, venv   string
+		ci, skipWhy string
+		want        string // returned path, when found
+		skip, fail  string // substring of the Skip or Fatal message
 	}{
 		{name: "explicit executable", exe: exe, want: exe},
 		{name: "explicit missing fails even outside CI", exe: filepath.Join(dir, "nope"), fail: "PROOFGATE_ACAPY="},
@@ -59,12 +59,15 @@ func TestRequireExecutable(t *testing.T) {
 		{name: "venv missing skips", venv: venv, skip: "bash .ci/acapy-venv.sh"},
 		{name: "venv missing under CI fails", venv: venv, ci: "true", fail: "CI must install ACA-Py"},
 		{name: "CI=false still skips", venv: venv, ci: "false", skip: "ACA-Py is not installed"},
+		{name: "no Python 3.12 skips under CI too", venv: venv, ci: "true", skipWhy: "needs Python >= 3.12", skip: "needs Python >= 3.12"},
+		{name: "an explicit executable wins over the skip", exe: exe, skipWhy: "needs Python >= 3.12", want: exe},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv(EnvExecutable, tc.exe)
 			t.Setenv(EnvVenv, tc.venv)
 			t.Setenv("CI", tc.ci)
+			t.Setenv(EnvSkip, tc.skipWhy)
 			rec := &recTB{TB: t}
 			var got string
 			done := make(chan struct{})
@@ -96,8 +99,8 @@ func TestDefaultVenv(t *testing.T) {
 		venv, xdg, home, want string
 	}{
 		{venv: "/v", xdg: "/x", home: "/h", want: "/v"},
-		{xdg: "/x", home: "/h", want: "/x/proofgate/acapy-venv"},
-		{home: "/h", want: "/h/.cache/proofgate/acapy-venv"},
+		{xdg: "/x", home: "/h", want: "/x/proofgate/acapy-" + Version},
+		{home: "/h", want: "/h/.cache/proofgate/acapy-" + Version},
 	}
 	for _, tc := range tests {
 		t.Setenv(EnvVenv, tc.venv)

@@ -55,7 +55,7 @@ func Main(m *testing.M) int {
 func Shared(t testing.TB, opts ...Option) *Agent {
 	t.Helper()
 	cfg := newConfig(opts)
-	exe := requireExecutable(t)
+	exe := cfg.executable(t)
 	shared.mu.Lock()
 	if !shared.inMain {
 		shared.mu.Unlock()
@@ -99,7 +99,7 @@ func Shared(t testing.TB, opts ...Option) *Agent {
 
 // key identifies an option set; the start timeout does not change the agent.
 func (c config) key() string {
-	flags := []string{"mt=" + boolStr(c.multitenant), "insecure=" + boolStr(c.insecureAdmin), "askar=" + boolStr(c.askar)}
+	flags := []string{"legacy=" + boolStr(c.legacy), "mt=" + boolStr(c.multitenant), "insecure=" + boolStr(c.insecureAdmin), "askar=" + boolStr(c.askar)}
 	return strings.Join(slices.Concat(flags, c.extraArgs), "\x00")
 }
 

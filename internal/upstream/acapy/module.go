@@ -52,6 +52,7 @@ type Backend struct {
 	client  *agent.Client
 	tokens  *agent.Tokens
 	owners  *agent.Ownership
+	checks  *agent.Checks
 	storage certmagic.Storage // tests set it; else Caddy's storage
 }
 
@@ -127,8 +128,11 @@ func (b *Backend) ValidateTenant(tenant string) error {
 	return fmt.Errorf("acapy backend: wallet %s has no tenant_token and fetch_wallet_tokens is off", tenant)
 }
 
-// Cleanup closes idle connections to the agent.
-func (b *Backend) Cleanup() error { return b.Config.Cleanup() }
+// Cleanup stops the org checks and closes idle connections to the agent.
+func (b *Backend) Cleanup() error {
+	b.checks.Stop()
+	return b.Config.Cleanup()
+}
 
 // authorize puts the admin API key into h.
 func (b *Backend) authorize(h http.Header) {
@@ -144,4 +148,5 @@ var (
 	_ caddy.Validator       = (*Backend)(nil)
 	_ caddy.CleanerUpper    = (*Backend)(nil)
 	_ caddyfile.Unmarshaler = (*Backend)(nil)
+	_ backend.OrgChecker    = (*Backend)(nil)
 )

@@ -85,7 +85,22 @@ func checkAgainstAgent(t *testing.T, agent *acapyenv.Agent, token string, res ba
 }
 
 func TestRealACAPy(t *testing.T) {
-	agent := acapyenv.Shared(t)
+	realSuite(t, acapyenv.Shared(t))
+}
+
+// TestRealACAPy012 runs the same against aries-cloudagent 0.12.8, the
+// optional second target (skipped unless PROOFGATE_ACAPY_0_12 is set).
+func TestRealACAPy012(t *testing.T) {
+	agent := acapyenv.Shared(t, acapyenv.Legacy())
+	if !strings.HasPrefix(agent.Version, "0.12.") {
+		t.Fatalf("PROOFGATE_ACAPY_0_12 runs ACA-Py %s, want 0.12.x", agent.Version)
+	}
+	realSuite(t, agent)
+}
+
+// realSuite creates indy and presentation-exchange requests through the
+// backend in a real agent, and maps its refusals.
+func realSuite(t *testing.T, agent *acapyenv.Agent) {
 	b := realBackend(t, agent, nil)
 	ctx := context.Background()
 	org := backend.Org{ID: "org-real"}
@@ -136,6 +151,16 @@ func TestRealACAPy(t *testing.T) {
 		}
 		if ok, err := b.RecordOrgIn(ctx, org, "0b8f6f0e-3f4e-4c8a-9a43-7f1f0d2f9e10"); err != nil || ok {
 			t.Fatalf("RecordOrgIn of an unknown record: %v %v", ok, err)
+		}
+	})
+
+	t.Run("org check", func(t *testing.T) {
+		if err := b.CheckOrg(ctx, org); err != nil {
+			t.Errorf("CheckOrg: %v", err)
+		}
+		bad := realBackend(t, agent, func(b *Backend) { b.APIKey = "wrong" })
+		if err := bad.CheckOrg(ctx, org); err == nil || !strings.Contains(err.Error(), "refuses proofgate's api_key") {
+			t.Errorf("CheckOrg with a wrong key: %v", err)
 		}
 	})
 
@@ -195,6 +220,21 @@ func TestRealACAPyMultitenant(t *testing.T) {
 	}
 	if ok, err := b.RecordOrgIn(ctx, org2, res1.ProofRecord.ID); err != nil || ok {
 		t.Errorf("RecordOrgIn, other wallet: %v %v", ok, err)
+	}
+
+	// The load-time org check: a known wallet passes, an unknown one and a
+	// refused token are named.
+	if err := b.CheckOrg(ctx, org1); err != nil {
+		t.Errorf("CheckOrg of a served wallet: %v", err)
+	}
+	if err := b.CheckOrg(ctx, backend.Org{ID: "org-x", Tenant: "3f0c2a57-1d9b-4e0a-9f5e-6c1a2b3d4e5f"}); err == nil || !strings.Contains(err.Error(), "no wallet 3f0c2a57") {
+		t.Errorf("CheckOrg of an unknown wallet: %v", err)
+	}
+	stale := realBackend(t, agent, func(b *Backend) {
+		b.TenantTokens = map[string]string{w1.ID: "eyJhbGciOiJIUzI1NiJ9.eyJ3YWxsZXRfaWQiOiJ4In0.c2lnbmF0dXJl"}
+	})
+	if err := stale.CheckOrg(ctx, org1); err == nil || !strings.Contains(err.Error(), "refuses the token of wallet "+w1.ID) || strings.Contains(err.Error(), "eyJ") {
+		t.Errorf("CheckOrg with a stale token: %v", err)
 	}
 
 	// Someone else takes wallet 2's token: proofgate renews once.

@@ -82,10 +82,21 @@ func credoTime(s string) string {
 
 // AcceptPresentation verifies the received presentation (ACA-Py's
 // verify-presentation, which also sends the ack the request asked for) and
-// returns the record, now done.
+// returns the record, now done. A record not in presentation-received is
+// a conflict found without asking ACA-Py to verify it.
 func (b *Backend) AcceptPresentation(ctx context.Context, org backend.Org, id string) (backend.ProofRecord, error) {
 	if !uuid4RE.MatchString(id) {
 		return backend.ProofRecord{}, backend.ErrNotFound // ACA-Py ids are UUID4; its route refuses others
+	}
+	// Read the state first: ACA-Py refuses verify-presentation before a
+	// presentation came with a 400 and an ERROR with a traceback in its
+	// log, and clients poll accept while they wait for the holder.
+	cur, err := b.get(ctx, org, id)
+	if err != nil {
+		return backend.ProofRecord{}, err
+	}
+	if cur.State != backend.StatePresentationReceived {
+		return backend.ProofRecord{}, &backend.ConflictError{State: cur.State}
 	}
 	call := agent.Request{Method: http.MethodPost, Path: recordPath(id) + "/verify-presentation"}
 	resp, err := b.do(ctx, org, call)
@@ -103,6 +114,11 @@ func (b *Backend) AcceptPresentation(ctx context.Context, org backend.Org, id st
 	rec, err := normalize(resp.Body)
 	if err != nil {
 		return backend.ProofRecord{}, b.client.BadAnswer(call, err.Error())
+	}
+	if rec.State == "deleted" {
+		// A record created elsewhere with auto_remove: ACA-Py completed it,
+		// then removed it, and answers with the state of the removal.
+		rec.State = backend.StateDone
 	}
 	rec.OrgID = org.ID
 	return rec, nil

@@ -18,7 +18,13 @@ type createRequest struct {
 	PresentationRequest map[string]any `json:"presentation_request"`
 	Comment             string         `json:"comment,omitempty"`
 	AutoVerify          *bool          `json:"auto_verify,omitempty"`
-	Trace               bool           `json:"trace"`
+	// AutoRemove is always false: ACA-Py otherwise deletes the record as
+	// soon as it is done (unless started with --preserve-exchange-records),
+	// and answers the accept with state "deleted"; proofgate needs the
+	// record for the answer, a second accept's 409 and ownership checks,
+	// as Credo keeps it.
+	AutoRemove bool `json:"auto_remove"`
+	Trace      bool `json:"trace"`
 }
 
 // createInvitation is ACA-Py's InvitationCreateRequest for a connectionless

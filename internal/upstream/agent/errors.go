@@ -1,9 +1,11 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -31,12 +33,38 @@ func Message(body []byte) string {
 	return strings.TrimSpace(string(body))
 }
 
-// StatusError maps a non-2xx answer to a backend error. recordScoped says
-// the call names one proof record, so that a 404 means the record does not
-// exist; on any other call a 404 means a wrong url or route layout. The
-// agent's own words go to the log only; clients get a fixed message.
-func (c *Client) StatusError(req Request, resp *Response, recordScoped bool) error {
-	msg := Message(resp.Body)
+// Details extracts the "details" member of an agent's error body (where
+// credo-controller puts the reason of a 401, e.g. "TenantRecord: record
+// with id … not found.", and tsoa the problems of a 422): a string as is,
+// anything else as compact JSON. Like Message, it is for logs only.
+func Details(body []byte) string {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) != nil {
+		return ""
+	}
+	raw, ok := obj["details"]
+	if !ok || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return ""
+	}
+	return buf.String()
+}
+
+// jwtLike matches what looks like a JWT (three base64url segments, the
+// first a JSON header): agents echo tokens in some errors, and logs must
+// not carry them.
+var jwtLike = regexp.MustCompile(`eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`)
+
+// ForLog caps an agent's text for a log line and masks tokens in it.
+func ForLog(msg string) string {
+	msg = jwtLike.ReplaceAllString(msg, "[token]")
 	if len(msg) > maxLoggedMessage {
 		cut := maxLoggedMessage
 		for cut > 0 && !utf8.RuneStart(msg[cut]) {
@@ -44,13 +72,26 @@ func (c *Client) StatusError(req Request, resp *Response, recordScoped bool) err
 		}
 		msg = msg[:cut] + "…"
 	}
+	return msg
+}
+
+// StatusError maps a non-2xx answer to a backend error. recordScoped says
+// the call names one proof record, so that a 404 means the record does not
+// exist; on any other call a 404 means a wrong url or route layout. The
+// agent's own words go to the log only; clients get a fixed message.
+func (c *Client) StatusError(req Request, resp *Response, recordScoped bool) error {
 	level := c.logger.Warn
 	if resp.Status == http.StatusNotFound && recordScoped {
 		level = c.logger.Debug
 	}
-	level("agent answered with an error",
+	fields := []zap.Field{
 		zap.String("method", req.Method), zap.String("path", req.Path),
-		zap.Int("status", resp.Status), zap.String("agent_message", msg))
+		zap.Int("status", resp.Status), zap.String("agent_message", ForLog(Message(resp.Body))),
+	}
+	if d := Details(resp.Body); d != "" {
+		fields = append(fields, zap.String("agent_details", ForLog(d)))
+	}
+	level("agent answered with an error", fields...)
 
 	switch s := resp.Status; {
 	case s == http.StatusNotFound && recordScoped:

@@ -13,7 +13,13 @@ import (
 // the "token" of its answer. whose names what the token is for ("tenant",
 // "wallet") in the message of an agent that does not know it.
 func (c *Client) FetchToken(ctx context.Context, req Request, whose string) (string, error) {
-	resp, err := c.Do(ctx, req)
+	return c.FetchTokenVia(ctx, req, whose, c.Do)
+}
+
+// FetchTokenVia is FetchToken with the call sent by send (which adds a
+// credential that may need renewing, e.g. DoTenant).
+func (c *Client) FetchTokenVia(ctx context.Context, req Request, whose string, send func(context.Context, Request) (*Response, error)) (string, error) {
+	resp, err := send(ctx, req)
 	if err != nil {
 		return "", err
 	}

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"regexp"
-	"strings"
 
 	"github.com/google/uuid"
 
@@ -16,6 +14,15 @@ import (
 
 // AcceptPresentation accepts the presentation of record id in the org's
 // agent (which sends the ack) and returns the record, now done.
+//
+// When the agent refuses, the record's state decides whether that is a
+// conflict (409): credo-controller 2.1.3 answers a record still in
+// request-sent with `500 {"message":"CredoError: No presentation message
+// found for proof record with id '<id>'"}` (Credo looks for the
+// presentation before it checks the state), and only an already accepted
+// one with "Proof record is in invalid state done…". Neither wording is a
+// contract, so the state is read back from the agent instead of being
+// guessed from the text.
 func (b *Backend) AcceptPresentation(ctx context.Context, org backend.Org, id string) (backend.ProofRecord, error) {
 	call := agent.Request{Method: http.MethodPost, Path: b.acceptPath(id, org.Tenant)}
 	resp, err := b.do(ctx, org, call)
@@ -23,10 +30,14 @@ func (b *Backend) AcceptPresentation(ctx context.Context, org backend.Org, id st
 		return backend.ProofRecord{}, err
 	}
 	if resp.Status/100 != 2 {
-		if state, ok := invalidState(resp); ok {
+		refused := b.refused(org, call, resp, true)
+		if !refusedForState(resp.Status) {
+			return backend.ProofRecord{}, refused
+		}
+		if state, ok := b.stateOf(ctx, org, id); ok && state != backend.StatePresentationReceived {
 			return backend.ProofRecord{}, &backend.ConflictError{State: state}
 		}
-		return backend.ProofRecord{}, b.client.StatusError(call, resp, true)
+		return backend.ProofRecord{}, refused
 	}
 	rec, err := normalize(resp.Body)
 	if err != nil {
@@ -36,21 +47,36 @@ func (b *Backend) AcceptPresentation(ctx context.Context, org backend.Org, id st
 	return rec, nil
 }
 
-// credo-controller reports a record in the wrong state as a 500 whose
-// message is Credo's: "CredoError: Proof record is in invalid state
-// request-sent. Valid states are: presentation-received." (older versions
-// prefix it with "something went wrong: ").
-var invalidStateRE = regexp.MustCompile(`Proof record is in invalid state ([A-Za-z-]+)`)
+// refusedForState tells whether an accept refused with status may be a
+// state problem: Credo reports those as 500 (CredoError), and a proxy or
+// a later version may use 400, 409 or 422. Authentication failures and an
+// unknown record (404) are what they say.
+func refusedForState(status int) bool {
+	switch status {
+	case http.StatusBadRequest, http.StatusConflict, http.StatusUnprocessableEntity, http.StatusInternalServerError:
+		return true
+	}
+	return false
+}
 
-func invalidState(resp *agent.Response) (string, bool) {
-	if resp.Status < 400 {
+// stateOf reads the record's current state with GET /didcomm/proofs/{id}
+// (legacy: /proofs/{id}); false when it cannot be read.
+func (b *Backend) stateOf(ctx context.Context, org backend.Org, id string) (string, bool) {
+	call := agent.Request{Method: http.MethodGet, Path: b.getPath(id, org.Tenant), Idempotent: true}
+	resp, err := b.do(ctx, org, call)
+	if err != nil {
 		return "", false
 	}
-	m := invalidStateRE.FindStringSubmatch(agent.Message(resp.Body))
-	if m == nil {
+	if resp.Status/100 != 2 {
+		_ = b.refused(org, call, resp, true) // logs it
 		return "", false
 	}
-	return strings.TrimSuffix(m[1], "."), true
+	rec, err := normalize(resp.Body)
+	if err != nil {
+		_ = b.client.BadAnswer(call, err.Error())
+		return "", false
+	}
+	return rec.State, true
 }
 
 // normalize reads a Credo ProofExchangeRecord (its JSON is already the
@@ -94,7 +120,7 @@ func (b *Backend) RecordOrgIn(ctx context.Context, org backend.Org, id string) (
 		if resp.Status/100 == 2 {
 			return true, nil
 		}
-		if err := b.client.StatusError(call, resp, true); !errors.Is(err, backend.ErrNotFound) {
+		if err := b.refused(org, call, resp, true); !errors.Is(err, backend.ErrNotFound) {
 			return false, err
 		}
 		return false, nil

@@ -12,6 +12,7 @@ import (
 //	credo [<url>] {
 //		url <url>
 //		token <token>
+//		api_key <key>
 //		routes default|legacy
 //		invitation_did <did>
 //		org_invitation_did <org id> <did>
@@ -28,6 +29,11 @@ func (b *Backend) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.ArgErr()
 			}
 			b.Token = d.Val()
+		case "api_key":
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			b.APIKey = d.Val()
 		case "routes":
 			if !d.NextArg() {
 				return d.ArgErr()

@@ -40,6 +40,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		}`, `{"url":"http://a:1","tenant_tokens":{"77aa":"{file./run/t2}","9f2c":"{env.T1}"},"token":"root"}`, ""},
 		{"unknown option", `credo { tokn x }`, "", `unknown credo backend option "tokn"`},
 		{"bad routes", `credo { routes v3 }`, "", "routes: must be default or legacy"},
+		{"api key", "credo http://a:1 {\napi_key {env.CREDO_API_KEY}\n}", `{"url":"http://a:1","api_key":"{env.CREDO_API_KEY}"}`, ""},
 		{"token without value", "credo {\ntoken\n}", "", "wrong argument count"},
 		{"extra argument", `credo { token a b }`, "", `token: unexpected argument "b"`},
 		{"two inline urls", `credo http://a http://b`, "", "wrong argument count"},
@@ -79,7 +80,10 @@ func TestValidate(t *testing.T) {
 		wantErr string
 	}{
 		{"ok", Backend{Token: "t"}, ""},
-		{"no token", Backend{}, "token: required"},
+		{"no token", Backend{}, "token or api_key: required"},
+		{"api key instead", Backend{APIKey: "k"}, ""},
+		{"token and api key", Backend{Token: "t", APIKey: "k"}, "give one"},
+		{"api key in the legacy layout", Backend{APIKey: "k", Routes: "legacy"}, "no token endpoint"},
 		{"tenant tokens instead", Backend{}, ""},
 		{"bad routes", Backend{Token: "t", Routes: "new"}, "routes"},
 		{"legacy with tenant tokens", Backend{Token: "t", Routes: "legacy"}, "tenant_token"},

@@ -158,7 +158,8 @@ func TestConformance(t *testing.T) {
 					t.Errorf("RecordOrg = %q, %v", got, err)
 				}
 
-				// Accept too early: the agent's state error is a conflict.
+				// Accept too early: the agent's 500 "No presentation message
+				// found" is a conflict naming the state read back.
 				_, err = b.AcceptPresentation(ctx, org, res.ProofRecord.ID)
 				var conflict *backend.ConflictError
 				if !errors.As(err, &conflict) || conflict.State != backend.StateRequestSent {
@@ -173,6 +174,10 @@ func TestConformance(t *testing.T) {
 				if done.State != backend.StateDone || done.ID != res.ProofRecord.ID || done.OrgID != "org-1" ||
 					done.IsVerified == nil || !*done.IsVerified {
 					t.Errorf("accepted record %+v", done)
+				}
+				// Accepted twice: the agent names the state this time; 409 all the same.
+				if _, err := b.AcceptPresentation(ctx, org, res.ProofRecord.ID); !errors.As(err, &conflict) || conflict.State != backend.StateDone {
+					t.Fatalf("second accept: %v, want conflict in done", err)
 				}
 				// Unknown record.
 				if _, err := b.AcceptPresentation(ctx, org, "0b8f6f0e-3f4e-4c8a-9a43-7f1f0d2f9e10"); !errors.Is(err, backend.ErrNotFound) {
@@ -261,6 +266,7 @@ func TestErrorMapping(t *testing.T) {
 		op      string // operation the fault goes to
 		fault   openapitest.Fault
 		accept  bool // exercise accept instead of create
+		present bool // the holder presented before the accept
 		mutate  func(*Backend)
 		check   func(t *testing.T, err error)
 		records int // records the agent must hold afterwards (-1: don't care)
@@ -285,17 +291,27 @@ func TestErrorMapping(t *testing.T) {
 				upstream(500)(t, err)
 			}},
 		{name: "wrong token", op: "CreateRequest", mutate: func(b *Backend) { b.Token = "nope" }, check: upstream(401), records: 0},
-		{name: "accept 500 that is no state error", accept: true, op: "AcceptPresentation", fault: openapitest.Fault{Status: 500, Body: `{"message":"MessageSendingError: no endpoint"}`}, check: upstream(500), records: -1},
-		{name: "accept legacy state error", accept: true, op: "AcceptPresentation", records: -1,
+		{name: "accept 500 that is no state error", accept: true, present: true, op: "AcceptPresentation", fault: openapitest.Fault{Status: 500, Body: `{"message":"MessageSendingError: no endpoint"}`}, check: upstream(500), records: -1},
+		{name: "accept error text is not trusted: the state read back decides", accept: true, op: "AcceptPresentation", records: -1,
 			fault: openapitest.Fault{Status: 500, Body: `{"message":"something went wrong: CredoError: Proof record is in invalid state abandoned. Valid states are: presentation-received."}`},
 			check: func(t *testing.T, err error) {
 				var c *backend.ConflictError
-				if !errors.As(err, &c) || c.State != "abandoned" {
-					t.Fatalf("got %v, want conflict in abandoned", err)
+				if !errors.As(err, &c) || c.State != "request-sent" {
+					t.Fatalf("got %v, want conflict in request-sent", err)
 				}
 			}},
-		{name: "tenant unknown to the agent", opts: openapitest.CredoOptions{Tenants: []string{"tenant-a"}}, op: "GetTenantToken",
-			mutate: func(b *Backend) {}, check: upstream(404), records: -1},
+		{name: "accept refused and the state cannot be read: 502", accept: true, op: "GetProofById", records: -1,
+			fault: openapitest.Fault{Status: 500, Body: `{"message":"x"}`}, check: upstream(500)},
+		{name: "accept refused 401 is no state problem", accept: true, op: "AcceptPresentation", records: -1,
+			fault: openapitest.Fault{Status: 401, Body: `{"message":"Unauthorized","details":"jwt expired"}`}, check: upstream(401)},
+		{name: "tenant unknown to the agent: its token is issued, the first call fails", opts: openapitest.CredoOptions{Tenants: []string{"tenant-a"}}, op: "GetTenantToken",
+			check: func(t *testing.T, err error) {
+				upstream(401)(t, err)
+				var ue *backend.UpstreamError
+				if errors.As(err, &ue); !strings.Contains(ue.Message, "tenant") {
+					t.Fatalf("message %q does not name the tenant as the problem", ue.Message)
+				}
+			}, records: -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -311,6 +327,9 @@ func TestErrorMapping(t *testing.T) {
 				res, cerr := b.SendOutOfBandRequest(ctx, org, indyRequest())
 				if cerr != nil {
 					t.Fatal(cerr)
+				}
+				if tt.present {
+					fake.SetState(org.Tenant, res.ProofRecord.ID, backend.StatePresentationReceived)
 				}
 				if tt.fault != (openapitest.Fault{}) {
 					fake.Inject(tt.op, tt.fault)
@@ -383,5 +402,60 @@ func TestTenantTokenRenewal(t *testing.T) {
 	var ue *backend.UpstreamError
 	if !errors.As(err, &ue) || ue.Status != 401 || fake2.TokensIssued() != 0 {
 		t.Fatalf("static stale token: %v (tokens issued %d)", err, fake2.TokensIssued())
+	}
+}
+
+// TestAPIKey: with api_key, proofgate mints the agent's token itself with
+// POST /agent/token (the raw key in Authorization), for a dedicated agent
+// and as the base wallet of a multi-tenant one, and mints a new one when
+// the agent refuses it.
+func TestAPIKey(t *testing.T) {
+	for _, opts := range []openapitest.CredoOptions{{}, {Tenants: []string{"tenant-a"}}} {
+		fake := openapitest.NewCredo(t, opts)
+		b := newBackend(t, fake, opts, func(b *Backend) { b.Token, b.APIKey = "", openapitest.CredoAPIKey })
+		org := backend.Org{ID: "o"}
+		if len(opts.Tenants) > 0 {
+			org.Tenant = "tenant-a"
+		}
+		ctx := context.Background()
+		if _, err := b.SendOutOfBandRequest(ctx, org, indyRequest()); err != nil {
+			t.Fatalf("tenants %v: %v", opts.Tenants, err)
+		}
+		var minted int
+		for _, c := range fake.Calls() {
+			if c.Operation == "GetAgentToken" {
+				minted++
+				if c.Header.Get("Authorization") != openapitest.CredoAPIKey {
+					t.Errorf("token endpoint got Authorization %q, want the raw key", c.Header.Get("Authorization"))
+				}
+			}
+		}
+		if minted != 1 {
+			t.Errorf("tenants %v: agent token minted %d times, want 1", opts.Tenants, minted)
+		}
+		if err := b.CheckOrg(ctx, org); err != nil {
+			t.Errorf("CheckOrg: %v", err)
+		}
+	}
+
+	// A refused minted token is minted again, once.
+	fake := openapitest.NewCredo(t, openapitest.CredoOptions{})
+	b := newBackend(t, fake, openapitest.CredoOptions{}, func(b *Backend) { b.Token, b.APIKey = "", openapitest.CredoAPIKey })
+	b.agentTokens = agent.NewTokens(nil, func(ctx context.Context, s string) (string, error) {
+		if len(fake.Calls()) == 0 {
+			return "stale", nil
+		}
+		return b.fetchAgentToken(ctx, s)
+	})
+	if _, err := b.SendOutOfBandRequest(context.Background(), backend.Org{ID: "o"}, indyRequest()); err != nil {
+		t.Fatalf("after a refused token: %v", err)
+	}
+
+	// A wrong key: 401 from the token endpoint, named as proofgate's credentials.
+	bad := newBackend(t, fake, openapitest.CredoOptions{}, func(b *Backend) { b.Token, b.APIKey = "", "wrong" })
+	_, err := bad.SendOutOfBandRequest(context.Background(), backend.Org{ID: "o"}, indyRequest())
+	var ue *backend.UpstreamError
+	if !errors.As(err, &ue) || ue.Status != 401 {
+		t.Fatalf("wrong api key: %v", err)
 	}
 }

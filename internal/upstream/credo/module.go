@@ -6,8 +6,8 @@ package credo
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -39,8 +39,15 @@ type Backend struct {
 	// caches it and renews it once when the agent answers 401 (legacy
 	// layout: the token is used as is, with the tenant id in the path).
 	// Placeholders are resolved at load; it is never logged. Required
-	// unless every tenant has a tenant_token.
+	// unless api_key is given or every tenant has a tenant_token.
 	Token string `json:"token,omitempty"`
+
+	// APIKey is the agent's API key (credo-controller's --apiKey), instead
+	// of token in the default layout: proofgate then mints the agent's
+	// token itself with `POST /agent/token` (the raw key in
+	// Authorization), caches it and mints a new one when the agent
+	// refuses it. Placeholders are resolved at load; it is never logged.
+	APIKey string `json:"api_key,omitempty"`
 
 	// Routes is the agent's route layout: `default` (/didcomm/proofs/...)
 	// or `legacy` (/proofs/..., /multi-tenancy/proofs/...). Default: default.
@@ -56,11 +63,18 @@ type Backend struct {
 	// multi-tenant agent each tenant has its own DIDs).
 	OrgInvitationDIDs map[string]string `json:"org_invitation_dids,omitempty"`
 
-	client  *agent.Client
-	tokens  *agent.Tokens
-	owners  *agent.Ownership
-	legacy  bool
-	storage certmagic.Storage // tests set it; else Caddy's storage
+	client *agent.Client
+	tokens *agent.Tokens
+	// agentTokens holds the agent's own token (key ""): configured, or
+	// minted with APIKey.
+	agentTokens *agent.Tokens
+	owners      *agent.Ownership
+	legacy      bool
+	checks      *agent.Checks
+	orphans     *agent.Orphans
+	// orphanSweep overrides agent.DefaultOrphanSweep (tests).
+	orphanSweep time.Duration
+	storage     certmagic.Storage // tests set it; else Caddy's storage
 }
 
 // CaddyModule returns the Caddy module information.
@@ -73,13 +87,18 @@ func (*Backend) CaddyModule() caddy.ModuleInfo {
 
 // Provision resolves secrets, builds the client and the token cache.
 func (b *Backend) Provision(ctx caddy.Context) error {
-	if err := b.Config.Provision(ctx, &b.Token); err != nil {
+	if err := b.Config.Provision(ctx, &b.Token, &b.APIKey); err != nil {
 		return err
 	}
 	b.Token = strings.TrimPrefix(b.Token, "Bearer ")
 	b.legacy = b.Routes == RoutesLegacy
+	if b.APIKey != "" && b.Token == "" {
+		b.agentTokens = agent.NewTokens(nil, b.fetchAgentToken)
+	} else {
+		b.agentTokens = agent.NewTokens(map[string]string{agentTokenKey: b.Token}, nil)
+	}
 	var fetch agent.FetchFunc
-	if !b.legacy && b.Token != "" {
+	if !b.legacy && (b.Token != "" || b.APIKey != "") {
 		fetch = b.fetchTenantToken
 	}
 	if b.storage == nil {
@@ -87,6 +106,11 @@ func (b *Backend) Provision(ctx caddy.Context) error {
 	}
 	parts := b.Connect(ctx, "credo", fetch, b.storage)
 	b.client, b.tokens, b.owners = parts.Client, parts.Tokens, parts.Owners
+	if err := agent.RegisterMetrics(ctx.GetMetricsRegistry()); err != nil {
+		return fmt.Errorf("registering metrics: %v", err)
+	}
+	b.orphans = agent.NewOrphans(b.storage, agent.AgentID("credo", b.Base()), ctx.Logger())
+	b.startOrphanSweeps()
 	return nil
 }
 
@@ -100,8 +124,14 @@ func (b *Backend) Validate() error {
 	default:
 		return fmt.Errorf("routes: must be %s or %s, not %q", RoutesDefault, RoutesLegacy, b.Routes)
 	}
-	if b.Token == "" && len(b.TenantTokens) == 0 {
-		return fmt.Errorf("token: required (the agent's API token)")
+	if b.Token == "" && b.APIKey == "" && len(b.TenantTokens) == 0 {
+		return fmt.Errorf("token or api_key: required (the agent's token, or its API key to mint one)")
+	}
+	if b.Token != "" && b.APIKey != "" {
+		return fmt.Errorf("token and api_key: give one (api_key mints the token)")
+	}
+	if b.APIKey != "" && b.Routes == RoutesLegacy {
+		return fmt.Errorf("api_key: the legacy layout has no token endpoint; give its static key as token")
 	}
 	if b.Routes == RoutesLegacy && len(b.TenantTokens) > 0 {
 		return fmt.Errorf("tenant_token: the legacy layout uses the one token for every tenant")
@@ -121,7 +151,7 @@ func (b *Backend) Validate() error {
 // can be authenticated, so that the handler can refuse an org map that
 // would fail at request time.
 func (b *Backend) ValidateTenant(tenant string) error {
-	if tenant == "" || b.Token != "" {
+	if tenant == "" || b.Token != "" || b.APIKey != "" {
 		return nil
 	}
 	if _, ok := b.TenantTokens[tenant]; ok {
@@ -130,16 +160,13 @@ func (b *Backend) ValidateTenant(tenant string) error {
 	return fmt.Errorf("credo backend: tenant %s has no tenant_token and there is no token to get one with", tenant)
 }
 
-// Cleanup closes idle connections to the agent.
-func (b *Backend) Cleanup() error { return b.Config.Cleanup() }
-
-// authorize puts the dedicated (or legacy) credential into h.
-func (b *Backend) authorize(h http.Header) {
-	if b.legacy {
-		h.Set("Authorization", b.Token)
-		return
+// Cleanup stops the org checks and closes idle connections to the agent.
+func (b *Backend) Cleanup() error {
+	b.checks.Stop()
+	if b.orphans != nil {
+		b.orphans.Stop()
 	}
-	h.Set("Authorization", "Bearer "+b.Token)
+	return b.Config.Cleanup()
 }
 
 // Interface guards.
@@ -149,4 +176,5 @@ var (
 	_ caddy.Validator       = (*Backend)(nil)
 	_ caddy.CleanerUpper    = (*Backend)(nil)
 	_ caddyfile.Unmarshaler = (*Backend)(nil)
+	_ backend.OrgChecker    = (*Backend)(nil)
 )

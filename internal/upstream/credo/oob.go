@@ -3,8 +3,10 @@ package credo
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -72,12 +74,23 @@ func (b *Backend) buildCreate(org backend.Org, req backend.OOBRequest) createBod
 // agent's answer names the thread but not the record.
 func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req backend.OOBRequest) (backend.OOBResult, error) {
 	call := agent.Request{Method: http.MethodPost, Path: b.createPath(org.Tenant), Body: b.buildCreate(org, req)}
+	if org.Tenant != "" && !b.legacy {
+		// Get the tenant's token first, so that a failure to get it is
+		// never mistaken for a create that may have acted.
+		if _, err := b.tokens.Get(ctx, org.Tenant); err != nil && !errors.Is(err, agent.ErrNoToken) {
+			return backend.OOBResult{}, err
+		}
+	}
+	started := time.Now()
 	resp, err := b.do(ctx, org, call)
 	if err != nil {
+		if reason := orphanReason(err); reason != "" {
+			b.orphans.Record(org, "", reason, started)
+		}
 		return backend.OOBResult{}, err
 	}
 	if resp.Status/100 != 2 {
-		return backend.OOBResult{}, b.client.StatusError(call, resp, false)
+		return backend.OOBResult{}, b.refused(org, call, resp, false)
 	}
 	var ans createAnswer
 	var inv struct {
@@ -85,6 +98,8 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 	}
 	if json.Unmarshal(resp.Body, &ans) != nil || json.Unmarshal(ans.Invitation, &inv) != nil ||
 		inv.ID == "" || ans.InvitationURL == "" || ans.ProofRecordThID == "" {
+		// The agent created something; what, it did not say.
+		b.orphans.Record(org, ans.ProofRecordThID, "answer unreadable", started)
 		return backend.OOBResult{}, b.client.BadAnswer(call, "create-request-oob answer without invitation, invitationUrl or proofRecordThId")
 	}
 
@@ -92,6 +107,7 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 	if err != nil {
 		b.client.Logger().Error("proof request created in the agent but its record could not be read back",
 			zap.String("thread_id", ans.ProofRecordThID), zap.String("org", org.ID), zap.Error(err))
+		b.orphans.Record(org, ans.ProofRecordThID, "record not readable", started)
 		return backend.OOBResult{}, &agent.OrphanError{ThreadID: ans.ProofRecordThID, Err: err}
 	}
 	rec.OrgID = org.ID
@@ -120,7 +136,7 @@ func (b *Backend) findByThread(ctx context.Context, org backend.Org, thid string
 		return backend.ProofRecord{}, err
 	}
 	if resp.Status/100 != 2 {
-		return backend.ProofRecord{}, b.client.StatusError(call, resp, false)
+		return backend.ProofRecord{}, b.refused(org, call, resp, false)
 	}
 	var list []json.RawMessage
 	if json.Unmarshal(resp.Body, &list) != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/upstream/agent"
@@ -60,9 +61,7 @@ func (b *Backend) getPath(id, tenant string) string {
 // and in the legacy layout, else with the org's tenant token.
 func (b *Backend) do(ctx context.Context, org backend.Org, req agent.Request) (*agent.Response, error) {
 	if b.legacy || org.Tenant == "" {
-		req.Header = http.Header{}
-		b.authorize(req.Header)
-		return b.client.Do(ctx, req)
+		return b.asAgent(ctx, req)
 	}
 	return b.client.DoTenant(ctx, req, b.tokens, org.Tenant, func(h http.Header, tok string) {
 		h.Set("Authorization", "Bearer "+tok)
@@ -75,10 +74,56 @@ func (b *Backend) fetchTenantToken(ctx context.Context, tenant string) (string, 
 	req := agent.Request{
 		Method: http.MethodPost,
 		Path:   "/multi-tenancy/get-token/" + url.PathEscape(tenant),
-		Header: http.Header{},
 		// Minting a token changes nothing in the agent: safe to repeat.
 		Idempotent: true,
 	}
-	b.authorize(req.Header)
-	return b.client.FetchToken(ctx, req, "tenant")
+	return b.client.FetchTokenVia(ctx, req, "tenant", b.asAgent)
+}
+
+// agentTokenKey is the agent's own token in agentTokens.
+const agentTokenKey = ""
+
+// asAgent sends req with the agent's own credential: the configured
+// token, or the one minted with api_key (renewed once when refused). The
+// default layout sends it as a Bearer token, the legacy one as it is.
+func (b *Backend) asAgent(ctx context.Context, req agent.Request) (*agent.Response, error) {
+	return b.client.DoTenant(ctx, req, b.agentTokens, agentTokenKey, func(h http.Header, tok string) {
+		if b.legacy {
+			h.Set("Authorization", tok)
+			return
+		}
+		h.Set("Authorization", "Bearer "+tok)
+	})
+}
+
+// fetchAgentToken mints the agent's token with POST /agent/token, whose
+// credential is the raw API key in Authorization (credo-controller
+// compares the whole header with the key: "Bearer <key>" gets 401).
+func (b *Backend) fetchAgentToken(ctx context.Context, _ string) (string, error) {
+	req := agent.Request{
+		Method: http.MethodPost, Path: "/agent/token",
+		Header:     http.Header{"Authorization": {b.APIKey}},
+		Idempotent: true,
+	}
+	return b.client.FetchToken(ctx, req, "agent")
+}
+
+// refused maps the agent's non-2xx answer to a backend error (and logs
+// it). A tenant token that the agent refuses because the tenant does not
+// exist gets a message saying so: credo-controller issues tokens for any
+// id, so a wrong tenant in the org map shows only here, as 401
+// {"details":"TenantRecord: record with id … not found."}.
+func (b *Backend) refused(org backend.Org, call agent.Request, resp *agent.Response, recordScoped bool) error {
+	err := b.client.StatusError(call, resp, recordScoped)
+	if resp.Status == http.StatusUnauthorized && org.Tenant != "" && unknownTenant(resp.Body) {
+		return &backend.UpstreamError{Status: resp.Status, Message: "the agent does not know the org's tenant; check the org map"}
+	}
+	return err
+}
+
+// unknownTenant tells whether a 401 body is credo-controller's "no such
+// tenant" (Askar's RecordNotFoundError for the TenantRecord).
+func unknownTenant(body []byte) bool {
+	d := agent.Details(body)
+	return strings.Contains(d, "TenantRecord") && strings.Contains(d, "not found")
 }

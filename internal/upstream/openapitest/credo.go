@@ -35,22 +35,51 @@ const (
 	CredoRootToken      = "base-wallet-jwt"
 )
 
+// CredoAPIKey is the fake agent's API key (credo-controller's --apiKey):
+// the only credential POST /agent/token takes.
+const CredoAPIKey = "credo-api-key"
+
 // Credo is a fake credo-controller: proof records per tenant, the
-// create-request-oob, accept-presentation, list and get routes, and tenant
-// tokens.
+// create-request-oob, accept-presentation, list and get routes, the agent
+// and tenant tokens, and the tenant lookup.
+//
+// Behaviour that credo-controller 2.1.3 showed on loopback
+// (shared/notes/interop.md) and that its OpenAPI document does not state:
+//
+//   - POST /agent/token takes the raw API key in Authorization; with a
+//     "Bearer " prefix it answers 401 (the key is compared as the whole
+//     header value). It returns the agent's JWT: the dedicated agent's, or
+//     the base wallet's on a multi-tenant agent.
+//   - A multi-tenant agent refuses the base wallet's token on every
+//     /didcomm/proofs route: 401 {"message":"Unauthorized","details":"Unauthorized"}
+//     (the base wallet may only manage tenants).
+//   - POST /multi-tenancy/get-token/{tenantId} issues a token for any id,
+//     known or not; a wrong tenant id fails only on the first real call,
+//     with 401 {"message":"Unauthorized","details":"TenantRecord: record
+//     with id <id> not found."}.
+//   - 401 bodies carry the reason in "details"; "message" is just
+//     "Unauthorized".
+//   - accept-presentation on a record that has no presentation yet
+//     (request-sent) answers 500 {"message":"CredoError: No presentation
+//     message found for proof record with id '<id>'"}: Credo looks for the
+//     presentation before it checks the state. Only a record that had one
+//     (e.g. already done) gets 500 {"message":"CredoError: Proof record is
+//     in invalid state done. Valid states are: presentation-received."}.
+//   - GET /didcomm/proofs/{id} always gives the record's real state.
 type Credo struct {
 	*Server
 	opts CredoOptions
 
-	mu      sync.Mutex
-	records map[string]map[string]map[string]any // tenant → id → ProofExchangeRecord JSON
-	tokens  map[string]string                    // tenant token → tenant
-	issued  int
+	mu        sync.Mutex
+	records   map[string]map[string]map[string]any // tenant → id → ProofExchangeRecord JSON
+	presented map[string]bool                      // record id → a presentation was received
+	tokens    map[string]string                    // tenant token → tenant id (known or not)
+	issued    int
 }
 
 // NewCredo starts a fake credo-controller for the test.
 func NewCredo(t testing.TB, opts CredoOptions) *Credo {
-	c := &Credo{opts: opts, records: map[string]map[string]map[string]any{}, tokens: map[string]string{}}
+	c := &Credo{opts: opts, records: map[string]map[string]map[string]any{}, presented: map[string]bool{}, tokens: map[string]string{}}
 	for _, tn := range opts.Tenants {
 		c.records[tn] = map[string]map[string]any{}
 	}
@@ -117,6 +146,7 @@ func (c *Credo) SetState(tenant, id, state string) {
 		rec["state"] = state
 		if state == "presentation-received" {
 			rec["isVerified"] = true
+			c.presented[id] = true
 		}
 	}
 }
@@ -157,24 +187,35 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-func (c *Credo) unauthorized(w http.ResponseWriter) {
-	writeJSON(w, http.StatusUnauthorized, map[string]string{"message": "Unauthorized"})
+// unauthorized answers 401 the way credo-controller does: the reason in
+// "details", "message" just "Unauthorized".
+func (c *Credo) unauthorized(w http.ResponseWriter, details string) {
+	writeJSON(w, http.StatusUnauthorized, map[string]string{"message": "Unauthorized", "details": details})
 }
 
 // tenantOf authenticates r and returns the tenant it acts for ("" for a
-// dedicated agent), or false after answering 401.
+// dedicated agent or the base wallet), or false after answering 401.
 func (c *Credo) tenantOf(w http.ResponseWriter, r *http.Request, op string) (string, bool) {
-	tok, _ := BearerOrRaw(r.Header.Get("Authorization"))
+	h := r.Header.Get("Authorization")
+	tok, _ := BearerOrRaw(h)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	multi := len(c.opts.Tenants) > 0
+	if op == "GetAgentToken" {
+		// Security "apiKey": the whole header must be the key.
+		if h != CredoAPIKey {
+			c.unauthorized(w, "Unauthorized")
+			return "", false
+		}
+		return "", true
+	}
 	if c.opts.Legacy {
 		want := CredoDedicatedToken
 		if multi {
 			want = CredoRootToken
 		}
 		if tok != want {
-			c.unauthorized(w)
+			c.unauthorized(w, "Unauthorized")
 			return "", false
 		}
 		if !multi {
@@ -183,8 +224,11 @@ func (c *Credo) tenantOf(w http.ResponseWriter, r *http.Request, op string) (str
 		seg := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 		if seg[0] != "multi-tenancy" {
 			// A multi-tenant agent's own wallet has no proofs here.
-			c.unauthorized(w)
+			c.unauthorized(w, "Unauthorized")
 			return "", false
+		}
+		if op == "GetTenantById" {
+			return "", true
 		}
 		tn := seg[len(seg)-1]
 		if _, ok := c.records[tn]; !ok {
@@ -194,22 +238,36 @@ func (c *Credo) tenantOf(w http.ResponseWriter, r *http.Request, op string) (str
 		return tn, true
 	}
 	if !multi {
-		if tok != CredoDedicatedToken || strings.HasPrefix(r.URL.Path, "/multi-tenancy/") {
-			c.unauthorized(w)
+		if tok != CredoDedicatedToken {
+			c.unauthorized(w, "Unauthorized")
+			return "", false
+		}
+		if strings.HasPrefix(r.URL.Path, "/multi-tenancy/") {
+			c.unauthorized(w, "Unauthorized: Multitenant routes are diabled for dedicated agent")
 			return "", false
 		}
 		return "", true
 	}
-	if op == "GetTenantToken" {
+	if op == "GetTenantToken" || op == "GetTenantById" {
 		if tok != CredoRootToken {
-			c.unauthorized(w)
+			c.unauthorized(w, "Unauthorized")
 			return "", false
 		}
 		return "", true
+	}
+	if tok == CredoRootToken {
+		// The base wallet may only manage tenants.
+		c.unauthorized(w, "Unauthorized")
+		return "", false
 	}
 	tn, ok := c.tokens[tok]
 	if !ok {
-		c.unauthorized(w)
+		c.unauthorized(w, "Unauthorized")
+		return "", false
+	}
+	if _, known := c.records[tn]; !known {
+		// The token was issued for an id that is no tenant.
+		c.unauthorized(w, fmt.Sprintf("TenantRecord: record with id %s not found.", tn))
 		return "", false
 	}
 	return tn, true
@@ -231,12 +289,27 @@ func (c *Credo) serve(w http.ResponseWriter, r *http.Request) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch op {
-	case "GetTenantToken":
+	case "GetAgentToken":
+		tok := CredoDedicatedToken
+		if len(c.opts.Tenants) > 0 {
+			tok = CredoRootToken
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"token": tok})
+
+	case "GetTenantById":
 		tn := params["tenantId"]
 		if _, ok := c.records[tn]; !ok {
-			writeJSON(w, http.StatusNotFound, map[string]string{"reason": "Tenant not found"})
+			writeJSON(w, http.StatusNotFound, map[string]string{"reason": fmt.Sprintf("Tenant with id: %s not found.", tn)})
 			return
 		}
+		writeJSON(w, http.StatusOK, map[string]any{
+			"_tags": map[string]any{}, "metadata": map[string]any{}, "id": tn,
+			"createdAt": now(), "config": map[string]any{"label": "tenant " + tn},
+		})
+
+	case "GetTenantToken":
+		// Issued for any id: the agent does not look the tenant up here.
+		tn := params["tenantId"]
 		c.issued++
 		tok := fmt.Sprintf("tenant-jwt-%s-%d", tn, c.issued)
 		c.tokens[tok] = tn
@@ -271,6 +344,12 @@ func (c *Credo) serve(w http.ResponseWriter, r *http.Request) {
 		rec := c.records[tenant][id]
 		if rec == nil {
 			notFound(id)
+			return
+		}
+		if !c.presented[id] {
+			writeJSON(w, http.StatusInternalServerError, map[string]string{
+				"message": fmt.Sprintf("CredoError: No presentation message found for proof record with id '%s'", id),
+			})
 			return
 		}
 		if st := rec["state"]; st != "presentation-received" {
