@@ -299,7 +299,7 @@ func TestProofRequestOverOOB(t *testing.T) {
 			if err != nil || !strings.HasPrefix(oob.InvitationURL, agent.Endpoint+"?oob=") {
 				t.Fatalf("invitation_url %q (%v)", oob.InvitationURL, err)
 			}
-			raw, err := base64.URLEncoding.DecodeString(u.Query().Get("oob"))
+			raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(u.Query().Get("oob"), "="))
 			if err != nil {
 				t.Fatalf("oob parameter: %v", err)
 			}
