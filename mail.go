@@ -17,6 +17,7 @@ import (
 	"github.com/proofgate/proofgate/handlers"
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/mail"
+	"github.com/proofgate/proofgate/internal/secret"
 )
 
 // mailPool keeps one e-mail deliverer per SMTP configuration and storage
@@ -43,6 +44,7 @@ func (p *pooledDeliverer) onResult(m mail.Message, s mail.Status) {
 // attaches this handler to the pooled deliverer for it.
 func (h *Handler) provisionMail(ctx caddy.Context, storage certmagic.Storage) error {
 	cfg := *h.Email
+	secret.WarnLiteral(h.logger, "email password", cfg.Password)
 	repl := caddy.NewReplacer()
 	for name, field := range map[string]*string{"smtp": &cfg.SMTP, "username": &cfg.Username, "password": &cfg.Password, "from": &cfg.From} {
 		v, err := repl.ReplaceOrErr(*field, true, true)

@@ -4,6 +4,7 @@
 package proofgate
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -21,8 +22,10 @@ import (
 	"github.com/proofgate/proofgate/internal/auth"
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/config"
+	"github.com/proofgate/proofgate/internal/idempotency"
 	"github.com/proofgate/proofgate/internal/shorturl"
 	"github.com/proofgate/proofgate/internal/store"
+	"github.com/proofgate/proofgate/internal/sweeper"
 	"github.com/proofgate/proofgate/internal/validate"
 
 	// The built-in providers and backends register themselves.
@@ -59,6 +62,8 @@ type Handler struct {
 	gw          *handlers.Gateway
 	shortPrefix string                     // URL path prefix of short URLs, "" when disabled
 	mailKey     string                     // this handler's entry in mailPool, "" without email
+	webhookKey  string                     // this handler's hold on the webhook deliverer, "" without webhooks
+	sweeper     *sweeper.Sweeper           // removes what outlived its retention; nil when nothing expires
 	didcomm     map[string]didcommReceiver // URL path → local verifier
 	// invitationLinks: URL path of a public URL → where long invitation
 	// URLs opened in a browser get the invitation page.
@@ -164,6 +169,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		MaxBodySize:  h.MaxBodySize,
 	}
 
+	h.gw.Idempotency = idempotency.New(store.New(ctx.Storage(), idempotency.Namespace), time.Duration(h.IdempotencyTTL))
+
 	publicURL := h.PublicURL
 	if publicURL == "" {
 		for _, b := range r.all {
@@ -189,18 +196,20 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			return err
 		}
 	}
-	return nil
+	return h.provisionChanges(ctx, ctx.Storage(), r.all)
 }
 
-// Cleanup releases this handler's hold on the e-mail deliverer; the last
-// holder stops it.
+// Cleanup releases this handler's hold on the e-mail and webhook
+// deliverers; the last holder stops them.
 func (h *Handler) Cleanup() error {
+	var errs []error
 	if h.mailKey != "" {
 		_, err := mailPool.Delete(h.mailKey)
 		h.mailKey = ""
-		return err
+		errs = append(errs, err)
 	}
-	return nil
+	errs = append(errs, h.cleanupChanges())
+	return errors.Join(errs...)
 }
 
 // Validate checks the configuration as a whole.
@@ -238,6 +247,9 @@ func (h *Handler) Validate() error {
 	}
 	if h.MaxRecipients < 0 {
 		return fmt.Errorf("proofgate: max_recipients must be positive")
+	}
+	if h.IdempotencyTTL < 0 {
+		return fmt.Errorf("proofgate: idempotency_ttl must be positive")
 	}
 	if h.ShortURLTTL < 0 {
 		return fmt.Errorf("proofgate: short_url_ttl must be positive")
@@ -284,6 +296,12 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, route route, par
 			return
 		}
 		h.gw.AcceptPresentation(w, r, param)
+	case routeRecord:
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			handlers.WriteMethodNotAllowed(w, "GET, HEAD")
+			return
+		}
+		h.gw.GetProofRecord(w, r, param)
 	case routeShortURL:
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			handlers.WriteMethodNotAllowed(w, "GET, HEAD")

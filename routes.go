@@ -11,6 +11,7 @@ const (
 	routeShortURL
 	routeDIDComm
 	routeInvitationPage // <public_url>?oob=… opened in a browser
+	routeRecord
 )
 
 // operation is the route's metrics label.
@@ -24,6 +25,8 @@ func (rt route) operation() string {
 		return opDIDComm
 	case routeInvitationPage:
 		return opInvitationPage
+	case routeRecord:
+		return opGetRecord
 	default:
 		return opShortURL
 	}
@@ -43,6 +46,9 @@ func (h *Handler) match(path string) (route, string) {
 	if rest, ok := strings.CutPrefix(path, "/proofs/"); ok {
 		if id, ok := strings.CutSuffix(rest, "/accept-presentation"); ok && segment(id) {
 			return routeAccept, id
+		}
+		if segment(rest) {
+			return routeRecord, rest
 		}
 		return routeNone, ""
 	}

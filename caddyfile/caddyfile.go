@@ -10,6 +10,7 @@
 //		default_backend <name>
 //		public_url <url>
 //		short_url_ttl <duration>
+//		idempotency_ttl <duration>     # default 24h
 //		max_body_size <size>
 //		unknown_fields reject|ignore
 //		input_descriptors dif|strict
@@ -19,8 +20,15 @@
 //			from "<Name <addr>>"
 //			...
 //		}
+//		webhook <url> {                # repeatable; see internal/webhook
+//			secret <whsec_…>           # e.g. {env.WEBHOOK_SECRET}
+//			orgs <org_id...>
+//			include_record
+//			timeout <duration>
+//			allow_private
+//		}
 //		auth {
-//			api_key <key> org <org_id...>|* [label <label>]   # repeatable
+//			api_key <key> org <org_id...>|* [label <label>] [loopback_default <demo key>]   # repeatable
 //			jwt { ... }
 //			caddy { ... }
 //			allowed_roles <role...>
@@ -40,6 +48,7 @@ import (
 	"github.com/proofgate/proofgate/internal/auth/apikey"
 	"github.com/proofgate/proofgate/internal/config"
 	"github.com/proofgate/proofgate/internal/mail"
+	"github.com/proofgate/proofgate/internal/webhook"
 )
 
 // Parse fills c from the tokens of one proofgate directive (d positioned
@@ -76,6 +85,12 @@ func Parse(d *caddyfile.Dispenser, c *config.Config) error {
 			if err := c.Email.UnmarshalCaddyfile(d.NewFromNextSegment()); err != nil {
 				return err
 			}
+		case "webhook":
+			var w webhook.Config
+			if err := w.UnmarshalCaddyfile(d.NewFromNextSegment()); err != nil {
+				return err
+			}
+			c.Webhooks = append(c.Webhooks, w)
 		case "auth":
 			if err := once(opt); err != nil {
 				return err
@@ -109,7 +124,7 @@ func Parse(d *caddyfile.Dispenser, c *config.Config) error {
 				}
 				c.InputDescriptors = v
 			}
-		case "short_url_ttl":
+		case "short_url_ttl", "idempotency_ttl":
 			if err := once(opt); err != nil {
 				return err
 			}
@@ -119,9 +134,13 @@ func Parse(d *caddyfile.Dispenser, c *config.Config) error {
 			}
 			dur, err := caddy.ParseDuration(v)
 			if err != nil || dur <= 0 {
-				return d.Errf("short_url_ttl: %q is not a positive duration", v)
+				return d.Errf("%s: %q is not a positive duration", opt, v)
 			}
-			c.ShortURLTTL = caddy.Duration(dur)
+			if opt == "short_url_ttl" {
+				c.ShortURLTTL = caddy.Duration(dur)
+			} else {
+				c.IdempotencyTTL = caddy.Duration(dur)
+			}
 		case "max_body_size":
 			if err := once(opt); err != nil {
 				return err

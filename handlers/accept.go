@@ -36,5 +36,7 @@ func (g *Gateway) AcceptPresentation(w http.ResponseWriter, r *http.Request, rec
 		writeBackendError(w, g.Logger, recordID, err)
 		return
 	}
+	prev := backend.StatePresentationReceived // the only state accept leaves
+	g.reportChange(r.Context(), b, prev, rec)
 	writeJSON(w, http.StatusOK, rec)
 }

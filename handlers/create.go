@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"go.uber.org/zap"
@@ -36,6 +37,9 @@ type created struct {
 	url     string // the invitation URL handed out: short or long
 	shortID string
 	mailID  string
+	// staged are the notifications of the record's creation, released
+	// when the whole request has succeeded.
+	staged backend.Staged
 }
 
 // creation makes the proof requests of one HTTP request: one, or one per
@@ -72,11 +76,21 @@ func (c *creation) one(ctx context.Context, to string) error {
 			InvitationURL: last.url, Label: c.req.Label,
 		})
 		if err != nil {
-			return err
+			return mailRefusal(err)
 		}
 		last.mailID = id
 	}
+	last.staged = c.g.stageChange(ctx, c.b, "", res.ProofRecord)
 	return nil
+}
+
+// commit releases the creation notifications of every record made.
+func (c *creation) commit() {
+	for _, d := range c.done {
+		if d.staged != nil {
+			d.staged.Commit()
+		}
+	}
 }
 
 // undo removes, newest first, every record, short URL and queued mail this
@@ -86,6 +100,9 @@ func (c *creation) undo(r *http.Request) {
 	ctx := context.WithoutCancel(r.Context())
 	for i := len(c.done) - 1; i >= 0; i-- {
 		d := c.done[i]
+		if d.staged != nil {
+			d.staged.Abort(ctx)
+		}
 		if d.mailID != "" {
 			if err := c.g.Mail.Cancel(ctx, d.mailID); err != nil {
 				c.g.Logger.Error("cancelling the mail of a failed request", zap.String("mail_id", d.mailID), zap.Error(err))
@@ -107,4 +124,15 @@ func (c *creation) undo(r *http.Request) {
 		}
 	}
 	c.done = nil
+}
+
+// mailRefusal maps an error of Mailer.Queue: storage failures stay what
+// they are (503), and anything else is the mail layer refusing what this
+// request asked for, a 400, never a 500. Validation already refuses what
+// the mail layer cannot carry; this is the net under it.
+func mailRefusal(err error) error {
+	if errors.Is(err, backend.ErrUnavailable) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return &backend.UnsupportedError{Field: "emailId", Message: "the invitation e-mail cannot be sent: " + err.Error()}
 }

@@ -10,11 +10,13 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/proofgate/proofgate/internal/auth"
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/idempotency"
 	"github.com/proofgate/proofgate/internal/shorturl"
 	"github.com/proofgate/proofgate/internal/validate"
 )
@@ -31,8 +33,20 @@ type Gateway struct {
 	// ShortURLBase is the prefix of short URLs: <public_url>/url/.
 	ShortURLBase string
 	MaxBodySize  int64
+	// BodyTimeout bounds the time a request body may take to arrive
+	// (bodyread.DefaultTimeout when 0).
+	BodyTimeout time.Duration
 	// Mail queues invitation e-mails; nil when no email block is set.
 	Mail Mailer
+	// Changes hears of proof records' state changes (webhooks, Caddy
+	// events); nil when nothing listens.
+	Changes backend.ChangeSink
+	// Observed remembers agents' records' last seen states; nil: reads
+	// report nothing.
+	Observed StateMemory
+	// Idempotency keeps the answers of creates sent with an
+	// Idempotency-Key; nil turns the header off.
+	Idempotency *idempotency.Store
 }
 
 // Router says which backend serves an org.

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"strings"
 
+	"github.com/proofgate/proofgate/internal/bodyread"
 	"github.com/proofgate/proofgate/internal/validate"
 )
 
@@ -40,6 +40,11 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 	if !ok {
 		return
 	}
+	requestType := r.URL.Query()["requestType"]
+	if len(requestType) > 1 {
+		writeError(w, http.StatusBadRequest, []string{"requestType: give it once"})
+		return
+	}
 	req, err := g.Validator.OOB(r.URL.Query().Get("requestType"), body)
 	if err != nil {
 		var problems validate.Errors
@@ -65,12 +70,19 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 		return
 	}
 	c := &creation{g: g, b: b, org: org, req: req}
+	g.idempotent(w, r, principal, orgID, body, func(w http.ResponseWriter) { g.create(w, r, c) })
+}
+
+// create makes the proof request(s) of one HTTP request and answers it.
+func (g *Gateway) create(w http.ResponseWriter, r *http.Request, c *creation) {
+	req := c.req
 	if len(req.Emails) == 0 {
 		if err := c.one(r.Context(), ""); err != nil {
 			c.undo(r)
 			writeBackendError(w, g.Logger, "", err)
 			return
 		}
+		c.commit()
 		d := c.done[0]
 		writeCreated(w, oobData{
 			ProofRecordID:     d.result.ProofRecord.ID,
@@ -99,6 +111,7 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 			EmailStatus:     "queued",
 		})
 	}
+	c.commit()
 	g.Mail.Flush()
 	writeCreated(w, recipientsData{Recipients: recipients})
 }
@@ -135,21 +148,18 @@ func (g *Gateway) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, 
 		writeError(w, http.StatusUnsupportedMediaType, "Content-Type must be application/json")
 		return nil, false
 	}
-	if r.ContentLength > g.MaxBodySize {
+	body, err := bodyread.Read(w, r, bodyread.Limits{Max: g.MaxBodySize, Timeout: g.BodyTimeout})
+	switch {
+	case err == nil:
+		return body, true
+	case errors.Is(err, bodyread.ErrTooLarge):
 		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body must not exceed %d bytes", g.MaxBodySize))
-		return nil, false
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.MaxBodySize))
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body must not exceed %d bytes", g.MaxBodySize))
-			return nil, false
-		}
+	case errors.Is(err, bodyread.ErrTimeout):
+		writeError(w, http.StatusRequestTimeout, "the body did not arrive in time")
+	default:
 		writeError(w, http.StatusBadRequest, []string{"body: could not be read"})
-		return nil, false
 	}
-	return body, true
+	return nil, false
 }
 
 // isJSON accepts application/json and any application/*+json type.

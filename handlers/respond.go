@@ -53,8 +53,28 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(b)
 }
 
-// writeError writes an error body. message is omitted when nil.
+// MaxMessages caps the problems listed in one 400: a body built to fail
+// every rule must not buy an answer larger than itself.
+const MaxMessages = 100
+
+// capMessages keeps the first MaxMessages problems and says how many more
+// there were.
+func capMessages(m []string) []string {
+	if len(m) <= MaxMessages {
+		return m
+	}
+	out := make([]string, MaxMessages+1)
+	copy(out, m[:MaxMessages])
+	out[MaxMessages] = "… and " + strconv.Itoa(len(m)-MaxMessages) + " more"
+	return out
+}
+
+// writeError writes an error body. message is omitted when nil; a list of
+// problems is capped at MaxMessages.
 func writeError(w http.ResponseWriter, status int, message any) {
+	if list, ok := message.([]string); ok {
+		message = capMessages(list)
+	}
 	writeJSON(w, status, errorBody{StatusCode: status, Error: http.StatusText(status), Message: message})
 }
 

@@ -65,15 +65,24 @@ type exampleServer struct {
 	cmd  *exec.Cmd
 	url  string
 	logs *bytes.Buffer
+	// admin is the admin endpoint's base URL; home holds autosave.json
+	// (under caddy/).
+	admin, home string
 }
 
 // runExample starts `caddy run --config ../examples/Caddyfile` with env,
 // as the README tells a newcomer to, and waits until it serves.
 func runExample(t *testing.T, port int, env ...string) *exampleServer {
 	t.Helper()
+	return runExampleFile(t, "../examples/Caddyfile", port, env...)
+}
+
+// runExampleFile is runExample with another example Caddyfile.
+func runExampleFile(t *testing.T, file string, port int, env ...string) *exampleServer {
+	t.Helper()
 	admin := freePort(t)
 	home := t.TempDir()
-	cmd := exec.Command(caddyBinary(t), "run", "--config", "../examples/Caddyfile")
+	cmd := exec.Command(caddyBinary(t), "run", "--config", file, "--adapter", "caddyfile")
 	cmd.Env = append(os.Environ(),
 		"CADDY_ADMIN=127.0.0.1:"+fmt.Sprint(admin),
 		"HOME="+home, "XDG_CONFIG_HOME="+home, "XDG_DATA_HOME="+home,
@@ -86,7 +95,8 @@ func runExample(t *testing.T, port int, env ...string) *exampleServer {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &exampleServer{t: t, cmd: cmd, url: fmt.Sprintf("http://127.0.0.1:%d", port), logs: logs}
+	s := &exampleServer{t: t, cmd: cmd, url: fmt.Sprintf("http://127.0.0.1:%d", port), logs: logs,
+		admin: fmt.Sprintf("http://127.0.0.1:%d", admin), home: home}
 	t.Cleanup(s.stop)
 	deadline := time.Now().Add(30 * time.Second)
 	for {

@@ -122,4 +122,9 @@ func TestBasicAuthExample(t *testing.T) {
 			t.Errorf("adapted example lacks %s:\n%s", want, s)
 		}
 	}
+	// Its demo users work only from loopback: the refusal of other
+	// callers comes before proofgate.
+	if e, p := strings.Index(s, `"handler":"error"`), strings.Index(s, `"handler":"proofgate"`); e < 0 || p < 0 || e > p || !strings.Contains(s, `"remote_ip"`) {
+		t.Errorf("the demo users are not limited to loopback callers:\n%s", s)
+	}
 }

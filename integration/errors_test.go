@@ -88,7 +88,7 @@ func TestErrorStatuses(t *testing.T) {
 
 func TestPassThrough(t *testing.T) {
 	startCaddy(t, "")
-	for _, p := range []string{"/", "/orgs/x/proofs", "/orgs/x/proofs/oob/extra", "/orgs//proofs/oob", "/proofs/x", "/proofs/x/accept-presentation/y", "/url/", "/didcomm/x"} {
+	for _, p := range []string{"/", "/orgs/x/proofs", "/orgs/x/proofs/oob/extra", "/orgs//proofs/oob", "/proofs/x/y", "/proofs/", "/proofs/x/accept-presentation/y", "/url/", "/didcomm/x"} {
 		wantBody(t, do(t, http.MethodGet, p, ""), 200, "passed through")
 	}
 }

@@ -103,3 +103,37 @@ func TestChain(t *testing.T) {
 		})
 	}
 }
+
+// TestChainRefusesAmbiguousCredentials: two credentials in one request are
+// refused before any provider looks, whichever would have won.
+func TestChainRefusesAmbiguousCredentials(t *testing.T) {
+	alice := &provider{p: &Principal{Subject: "alice"}}
+	c := Chain{alice}
+	for _, tc := range []struct {
+		name    string
+		headers [][2]string
+		ok      bool
+	}{
+		{"one bearer", [][2]string{{"Authorization", "Bearer k1"}}, true},
+		{"one X-API-Key", [][2]string{{"X-API-Key", "k1"}}, true},
+		{"the same key both ways", [][2]string{{"Authorization", "Bearer k1"}, {"X-API-Key", "k1"}}, true},
+		{"different keys both ways", [][2]string{{"Authorization", "Bearer k2"}, {"X-API-Key", "k1"}}, false},
+		{"basic beside X-API-Key", [][2]string{{"Authorization", "Basic dTpw"}, {"X-API-Key", "k1"}}, false},
+		{"Authorization twice", [][2]string{{"Authorization", "Bearer k1"}, {"Authorization", "Bearer k1"}}, false},
+		{"X-API-Key twice", [][2]string{{"X-API-Key", "k1"}, {"X-API-Key", "k2"}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "/", nil)
+			for _, h := range tc.headers {
+				r.Header.Add(h[0], h[1])
+			}
+			_, _, err := c.Authenticate(r)
+			if tc.ok && err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if !tc.ok && !errors.Is(err, ErrAmbiguousCredentials) {
+				t.Fatalf("err %v, want ErrAmbiguousCredentials", err)
+			}
+		})
+	}
+}

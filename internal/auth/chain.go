@@ -18,6 +18,9 @@ type Chain []Provider
 // but rejects is final: it is never offered to a later (perhaps weaker)
 // provider.
 func (c Chain) Authenticate(r *http.Request) (*Principal, string, error) {
+	if err := ambiguousCredentials(r); err != nil {
+		return nil, DefaultChallenge, err
+	}
 	for _, p := range c {
 		principal, err := p.Authenticate(r)
 		if err == nil {
@@ -45,4 +48,25 @@ func challengeFor(p Provider, err error) string {
 		}
 	}
 	return DefaultChallenge
+}
+
+// ErrAmbiguousCredentials means the request carries more than one
+// credential: a credential header given twice, or an X-API-Key beside an
+// Authorization header that says something else. Which one a provider
+// would pick is an accident of order, so none is taken (401).
+var ErrAmbiguousCredentials = errors.New("more than one credential: give one Authorization or X-API-Key header")
+
+func ambiguousCredentials(r *http.Request) error {
+	authz := r.Header.Values("Authorization")
+	keys := r.Header.Values("X-API-Key")
+	if len(authz) > 1 || len(keys) > 1 {
+		return ErrAmbiguousCredentials
+	}
+	if len(authz) == 1 && len(keys) == 1 {
+		// The same key twice (a client that sets both) is one credential.
+		if bearer, ok := BearerToken(r); !ok || bearer != keys[0] {
+			return ErrAmbiguousCredentials
+		}
+	}
+	return nil
 }

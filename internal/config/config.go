@@ -9,6 +9,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/proofgate/proofgate/internal/mail"
+	"github.com/proofgate/proofgate/internal/webhook"
 )
 
 // Config is the proofgate handler's configuration.
@@ -55,6 +56,10 @@ type Config struct {
 	// purpose, schema, constraints.fields[].path).
 	InputDescriptors string `json:"input_descriptors,omitempty"`
 
+	// IdempotencyTTL is how long the answer of a create sent with an
+	// Idempotency-Key is kept for retries. Default: 24h.
+	IdempotencyTTL caddy.Duration `json:"idempotency_ttl,omitempty"`
+
 	// MaxRecipients caps the emailId list of one request. Default: 10.
 	MaxRecipients int `json:"max_recipients,omitempty"`
 
@@ -62,6 +67,12 @@ type Config struct {
 	// queued durably before the 201, then sent over SMTP with retries. Without
 	// it, requests with emailId are refused (400).
 	Email *mail.Config `json:"email,omitempty"`
+
+	// Webhooks receive an event, signed per the Standard Webhooks
+	// specification, on every state change of a proof record (see
+	// internal/webhook). Several are allowed, each optionally limited to
+	// some orgs.
+	Webhooks []webhook.Config `json:"webhooks,omitempty"`
 }
 
 // OrgRoute names the backend (and tenant) serving one org.

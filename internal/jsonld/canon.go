@@ -215,3 +215,16 @@ func nodeKey(n ld.Node) string {
 		return n.GetValue()
 	}
 }
+
+// OccupyWorkers takes every canonicalization slot until release is
+// called: for tests of what callers do when the verifier is saturated.
+func OccupyWorkers() (release func()) {
+	for i := 0; i < cap(workers); i++ {
+		workers <- struct{}{}
+	}
+	return func() {
+		for i := 0; i < cap(workers); i++ {
+			<-workers
+		}
+	}
+}

@@ -19,6 +19,10 @@ import (
 //		label            <text>
 //		cluster
 //		allow_private_endpoints [true|false]
+//		record_retention <duration>
+//		invitation_ttl   <duration>
+//		key_encryption_key <{env.NAME}|{file./path}>
+//		previous_key_encryption_key <{env.NAME}|{file./path}>   # repeatable
 //		storage <module> {
 //			<module options>
 //		}
@@ -39,7 +43,7 @@ func (l *Local) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	seen := map[string]bool{}
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		opt := d.Val()
-		if seen[opt] && opt != "trusted_issuers" {
+		if seen[opt] && opt != "trusted_issuers" && opt != "previous_key_encryption_key" {
 			return d.Errf("local backend: %s given twice", opt)
 		}
 		seen[opt] = true
@@ -56,6 +60,30 @@ func (l *Local) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				l.DIDCommEndpoint = v
 			default:
 				l.Label = v
+			}
+		case "record_retention", "invitation_ttl":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.ArgErr()
+			}
+			dur, err := caddy.ParseDuration(v)
+			if err != nil || dur <= 0 {
+				return d.Errf("local backend: %s: %q is not a positive duration", opt, v)
+			}
+			if opt == "record_retention" {
+				l.RecordRetention = caddy.Duration(dur)
+			} else {
+				l.InvitationTTL = caddy.Duration(dur)
+			}
+		case "key_encryption_key", "previous_key_encryption_key":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.ArgErr()
+			}
+			if opt == "key_encryption_key" {
+				l.KeyEncryptionKey = v
+			} else {
+				l.PreviousKeyEncryptionKeys = append(l.PreviousKeyEncryptionKeys, v)
 			}
 		case "cluster":
 			if d.NextArg() {

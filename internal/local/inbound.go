@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -13,12 +12,29 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/bodyread"
 	"github.com/proofgate/proofgate/internal/proofs"
 )
 
 // MaxDIDCommBody caps an inbound DIDComm envelope. A presentation with a
 // few credentials is tens of kilobytes; a megabyte leaves room for many.
 const MaxDIDCommBody = 1 << 20
+
+// MaxInflightDIDCommBytes bounds the envelope bytes this process buffers at
+// once, over all DIDComm endpoints: 16 full-size envelopes (or many more
+// small ones) in flight. The endpoint takes no credentials, so without a
+// bound 150 senders stalling after a megabyte would hold 150 MB.
+const MaxInflightDIDCommBytes = 16 * MaxDIDCommBody
+
+// inflightDIDComm is the process-wide budget of MaxInflightDIDCommBytes.
+var inflightDIDComm = bodyread.NewBudget(MaxInflightDIDCommBytes)
+
+func (l *Local) bodyBudget() *bodyread.Budget {
+	if l.budget != nil {
+		return l.budget
+	}
+	return inflightDIDComm
+}
 
 // didcommMediaTypes are the Content-Types an envelope may come with: the
 // RFC 0044 media type, its legacy name, and plain JSON, which some agents
@@ -59,12 +75,14 @@ func (l *Local) DIDCommPath() string {
 //	    record that does not take it. One answer for all, so that a sender
 //	    learns nothing about which keys or records exist.
 //	405 not POST (with Allow: POST)
+//	408 the body did not arrive within bodyread.DefaultTimeout
 //	413 body over MaxDIDCommBody
 //	415 Content-Type not application/didcomm-envelope-enc,
 //	    application/ssi-agent-wire or application/json
-//	503 storage unavailable, a verification out of time, or too many
-//	    presentations being checked at once (proofs.MaxConcurrentChecks);
-//	    with Retry-After, the sender may retry
+//	503 storage unavailable, a verification out of time, too many
+//	    presentations being checked at once (proofs.MaxConcurrentChecks),
+//	    or MaxInflightDIDCommBytes already being received; with
+//	    Retry-After, the sender may retry
 //	500 anything else
 //
 // Error bodies are {"statusCode":N,"error":"<reason phrase>"}.
@@ -79,14 +97,21 @@ func (l *Local) ServeDIDComm(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, http.StatusUnsupportedMediaType)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxDIDCommBody))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeStatus(w, http.StatusRequestEntityTooLarge)
-		} else {
-			writeStatus(w, http.StatusBadRequest)
-		}
+	body, err := bodyread.Read(w, r, bodyread.Limits{Max: MaxDIDCommBody, Timeout: l.bodyTimeout, Budget: l.bodyBudget()})
+	switch {
+	case errors.Is(err, bodyread.ErrTooLarge):
+		writeStatus(w, http.StatusRequestEntityTooLarge)
+		return
+	case errors.Is(err, bodyread.ErrBusy):
+		// Anyone may post here: past the budget, refuse at once instead
+		// of buffering without bound. The sender retries.
+		writeDIDCommError(w, http.StatusServiceUnavailable)
+		return
+	case errors.Is(err, bodyread.ErrTimeout):
+		writeStatus(w, http.StatusRequestTimeout)
+		return
+	case err != nil:
+		writeStatus(w, http.StatusBadRequest)
 		return
 	}
 	// A record transition that started finishes even if the sender hangs up.
@@ -152,10 +177,10 @@ func writeStatus(w http.ResponseWriter, status int) {
 func (l *Local) Agent() *proofs.Agent { return l.agent }
 
 // Cleanup waits for problem reports still being sent (each bounded by a
-// timeout).
+// timeout) and releases the ack deliverer.
 func (l *Local) Cleanup() error {
 	if l.agent != nil {
 		l.agent.Close()
 	}
-	return nil
+	return l.releaseAcks()
 }

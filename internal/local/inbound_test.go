@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -155,7 +154,7 @@ func TestServeDIDCommGuard(t *testing.T) {
 	}
 	rec, err := l.AcceptPresentation(ctx, org, res.ProofRecord.ID)
 	ack, _ := rec.Metadata["ack"].(map[string]any)
-	if err != nil || rec.State != backend.StateDone || ack["sent"] != false || !strings.Contains(ack["error"].(string), "not public") {
+	if err != nil || rec.State != backend.StateDone || ack["sent"] != false || ack["error"] != "endpoint-not-public" {
 		t.Fatalf("accept: %+v, %v", rec, err)
 	}
 	w.None() // the guard let nothing through

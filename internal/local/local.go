@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -17,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/bodyread"
 	"github.com/proofgate/proofgate/internal/proofs"
 	"github.com/proofgate/proofgate/internal/verify/w3c"
 )
@@ -63,9 +65,31 @@ type Local struct {
 	// your own network (tests, a private deployment).
 	AllowPrivateEndpoints bool `json:"allow_private_endpoints,omitempty"`
 
+	// RecordRetention is how long done and abandoned records (with their
+	// per-record keys) are kept before the sweeper deletes them. Default:
+	// kept until deleted otherwise.
+	RecordRetention caddy.Duration `json:"record_retention,omitempty"`
+
+	// InvitationTTL is how long an invitation waits for its presentation.
+	// After it, a presentation is refused with a problem report and the
+	// record is abandoned (the sweeper also abandons records nobody
+	// answered). Default: no limit.
+	InvitationTTL caddy.Duration `json:"invitation_ttl,omitempty"`
+
 	// StorageRaw is the Caddy storage module holding records and keys.
 	// Default: Caddy's global storage.
 	StorageRaw json.RawMessage `json:"storage,omitempty" caddy:"namespace=caddy.storage inline_key=module"`
+
+	// KeyEncryptionKey encrypts the verifier's private keys (org keys and
+	// per-record keys) at rest with XChaCha20-Poly1305: 32 random bytes as
+	// base64 or hex, given as {env.NAME} or {file./path} so that it stays
+	// out of Caddy's config. Keys stored in plaintext earlier stay
+	// readable and are encrypted as they are used.
+	KeyEncryptionKey string `json:"key_encryption_key,omitempty"`
+
+	// PreviousKeyEncryptionKeys still decrypt keys after a rotation (the
+	// new key in key_encryption_key encrypts).
+	PreviousKeyEncryptionKeys []string `json:"previous_key_encryption_keys,omitempty"`
 
 	// Options configure the cryptographic verification of W3C
 	// presentations (presentation exchange): trusted_issuers,
@@ -74,9 +98,14 @@ type Local struct {
 	// sit beside the fields above.
 	w3c.Options
 
-	svc    *proofs.Service
-	agent  *proofs.Agent
-	logger *zap.Logger
+	svc     *proofs.Service
+	agent   *proofs.Agent
+	logger  *zap.Logger
+	acksKey string // this config's hold on the pooled ack deliverer
+
+	// bodyTimeout and budget override the body limits (tests).
+	bodyTimeout time.Duration
+	budget      *bodyread.Budget
 }
 
 // Interface guards.
@@ -136,19 +165,31 @@ func (l *Local) Provision(ctx caddy.Context) error {
 		u, _ := url.Parse(l.PublicURL) // checked
 		label = u.Hostname()
 	}
+	sealer, err := l.sealer(ctx.Logger())
+	if err != nil {
+		return err
+	}
 	svc, err := proofs.New(storage, proofs.Config{
 		PublicURL:    l.PublicURL,
 		Endpoint:     l.DIDCommEndpoint,
 		Label:        label,
 		ClusterLocks: l.Cluster,
+		Sealer:       sealer,
 		Verifiers:    verifiers,
+		// The sweeper (record_retention, invitation_ttl): lifecycle.go.
+		RecordRetention: time.Duration(l.RecordRetention),
+		InvitationTTL:   time.Duration(l.InvitationTTL),
 	})
 	if err != nil {
 		return err
 	}
 	l.svc = svc
 	l.logger = ctx.Logger()
-	l.agent = proofs.NewAgent(svc, proofs.AgentConfig{AllowPrivateEndpoints: l.AllowPrivateEndpoints})
+	acks, err := l.acquireAcks(storage)
+	if err != nil {
+		return err
+	}
+	l.agent = proofs.NewAgent(svc, proofs.AgentConfig{AllowPrivateEndpoints: l.AllowPrivateEndpoints, Acks: acks, Logger: l.logger})
 	return nil
 }
 
@@ -171,6 +212,12 @@ func (l *Local) check() error {
 	}
 	if len(l.Label) > maxLabel {
 		return fmt.Errorf("label: longer than %d bytes", maxLabel)
+	}
+	if l.RecordRetention < 0 || (l.RecordRetention > 0 && time.Duration(l.RecordRetention) < time.Minute) {
+		return fmt.Errorf("record_retention: must be at least 1m")
+	}
+	if l.InvitationTTL < 0 || (l.InvitationTTL > 0 && time.Duration(l.InvitationTTL) < time.Minute) {
+		return fmt.Errorf("invitation_ttl: must be at least 1m")
 	}
 	return l.Options.Validate()
 }

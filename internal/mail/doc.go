@@ -6,6 +6,9 @@
 // good. Each mail carries the invitation URL as a link and as an inline QR
 // code.
 //
+// The queue is proofgate's one outbox (internal/outbox), with messages of
+// kind "email"; this package composes and sends them over SMTP.
+//
 // Delivery is at-least-once: a process that dies after the server accepted
 // a message but before it recorded that may send it again once its claim
 // expires. Claims are guarded by the storage's lock, so instances sharing

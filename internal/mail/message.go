@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/proofgate/proofgate/internal/outbox"
 )
 
 // Message is one invitation e-mail to one recipient.
@@ -79,61 +81,36 @@ func checkRecipient(to string) error {
 	return nil
 }
 
-// State is where a message is in its delivery.
-type State string
+// State is where a message is in its delivery (the shared outbox's).
+type State = outbox.State
 
 // States of a message.
 const (
 	// StateQueued waits for its next attempt (at Status.NextAttempt).
-	StateQueued State = "queued"
+	StateQueued = outbox.StateQueued
 	// StateSending is claimed by a deliverer that is talking to the server.
-	StateSending State = "sending"
+	StateSending = outbox.StateSending
 	// StateSent was accepted by the SMTP server.
-	StateSent State = "sent"
+	StateSent = outbox.StateSent
 	// StateFailed was rejected permanently or ran out of attempts.
-	StateFailed State = "failed"
+	StateFailed = outbox.StateFailed
 )
 
-// Final reports whether no more attempts will be made.
-func (s State) Final() bool { return s == StateSent || s == StateFailed }
-
 // Status is the delivery state of a message. Its JSON is meant to be copied
-// onto the proof record's metadata.
-type Status struct {
-	State State `json:"state"`
-	// Attempts counts the SMTP sessions started for the message.
-	Attempts int `json:"attempts"`
-	// LastError describes the last failure without personal data: the SMTP
-	// stage and reply code, or the network/TLS error.
-	LastError string `json:"lastError,omitempty"`
-	// NextAttempt is when a queued message is tried next.
-	NextAttempt time.Time `json:"nextAttempt,omitzero"`
-	CreatedAt   time.Time `json:"createdAt"`
-	UpdatedAt   time.Time `json:"updatedAt"`
-	// FinishedAt is when the message was sent or failed for good.
-	FinishedAt time.Time `json:"finishedAt,omitzero"`
-}
+// onto the proof record's metadata. LastError describes the last failure
+// without personal data: the SMTP stage and reply code, or the network/TLS
+// error.
+type Status = outbox.Status
 
-// document is what the outbox stores per message: proofgate/outbox/<id>.json.
+// document is the typed view of what the outbox stores per message
+// (outbox.Document with an e-mail payload): proofgate/outbox/<id>.json.
 type document struct {
+	Kind    string  `json:"kind,omitempty"`
 	Message Message `json:"message"`
 	Status  Status  `json:"status"`
 	// LeaseUntil bounds a "sending" claim: past it, the deliverer that
 	// claimed the message is presumed dead and another may try again.
 	LeaseUntil time.Time `json:"leaseUntil,omitzero"`
-}
-
-// due returns when the document next needs a deliverer's attention: its
-// next attempt, the end of a sending lease, or the end of its retention.
-func (d *document) due(retention time.Duration) time.Time {
-	switch d.Status.State {
-	case StateQueued:
-		return d.Status.NextAttempt
-	case StateSending:
-		return d.LeaseUntil
-	default:
-		return d.Status.FinishedAt.Add(retention)
-	}
 }
 
 func validName(name string) bool {

@@ -64,13 +64,9 @@ func (s *smtpSender) send(msg *gomail.Msg) error {
 		gomail.WithTimeout(s.timeout),
 		gomail.WithDialContextFunc(s.dialer(ctx)),
 	}
-	switch s.mode {
-	case TLSStartTLS:
-		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSMandatory), gomail.WithTLSConfig(s.tls))
-	case TLSOpportunistic:
-		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSOpportunistic), gomail.WithTLSConfig(s.tls))
-	default: // implicit TLS is done by the dialer; none is none
-		opts = append(opts, gomail.WithTLSPolicy(gomail.NoTLS))
+	opts = append(opts, gomail.WithTLSPolicy(s.tlsPolicy()))
+	if s.tls != nil {
+		opts = append(opts, gomail.WithTLSConfig(s.tls))
 	}
 	if s.username != "" {
 		opts = append(opts,
@@ -83,6 +79,24 @@ func (s *smtpSender) send(msg *gomail.Msg) error {
 		return err
 	}
 	return client.DialAndSendWithContext(ctx, msg)
+}
+
+// tlsPolicy is the STARTTLS policy of a session. SMTP AUTH is never sent
+// in clear text to a server off the machine, whatever the tls mode: with
+// credentials, opportunistic STARTTLS becomes mandatory unless the server
+// is on loopback (mode none is only accepted for loopback at load).
+func (s *smtpSender) tlsPolicy() gomail.TLSPolicy {
+	switch s.mode {
+	case TLSStartTLS:
+		return gomail.TLSMandatory
+	case TLSOpportunistic:
+		if s.username != "" && !isLoopback(s.host) {
+			return gomail.TLSMandatory
+		}
+		return gomail.TLSOpportunistic
+	default: // implicit TLS is done by the dialer; none is none
+		return gomail.NoTLS
+	}
 }
 
 // dialer connects (with TLS at once in implicit mode) and ties the

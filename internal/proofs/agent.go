@@ -5,6 +5,9 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/proofgate/proofgate/internal/outbox"
+	"go.uber.org/zap"
 )
 
 // Errors of Agent.Receive. The HTTP layer answers all of them with one
@@ -44,6 +47,12 @@ type AgentConfig struct {
 	AllowPrivateEndpoints bool
 	// SendTimeout bounds one outbound POST; DefaultSendTimeout when zero.
 	SendTimeout time.Duration
+	// Acks delivers acks from the outbox (a deliverer pooled across
+	// config reloads, on the records' storage). Nil: the agent makes and
+	// runs one of its own, stopped by Close.
+	Acks *outbox.Deliverer
+	// Logger receives delivery failures in full (records get categories).
+	Logger *zap.Logger
 	// VerifyTimeout bounds the verification of one presentation;
 	// DefaultVerifyTimeout when zero.
 	VerifyTimeout time.Duration
@@ -58,6 +67,9 @@ type Agent struct {
 	client        *http.Client
 	timeout       time.Duration
 	verifyTimeout time.Duration
+	logger        *zap.Logger
+	acks          *outbox.Deliverer
+	ownAcks       bool
 	// background problem reports, waited for by Close
 	wg sync.WaitGroup
 }
@@ -67,12 +79,26 @@ func NewAgent(svc *Service, cfg AgentConfig) *Agent {
 	if cfg.SendTimeout <= 0 {
 		cfg.SendTimeout = DefaultSendTimeout
 	}
-	return &Agent{
+	if cfg.Logger == nil {
+		cfg.Logger = zap.NewNop()
+	}
+	a := &Agent{
 		svc:           svc,
 		client:        newClient(cfg.AllowPrivateEndpoints, cfg.SendTimeout),
 		timeout:       cfg.SendTimeout,
+		logger:        cfg.Logger,
+		acks:          cfg.Acks,
 		verifyTimeout: verifyTimeoutOr(cfg.VerifyTimeout),
 	}
+	if a.acks == nil {
+		a.acks = NewAckDeliverer(svc.storage, cfg.Logger, nil)
+		a.ownAcks = true
+	}
+	a.acks.Handle(AckKind, a.deliverAck, a.ackResult)
+	if a.ownAcks {
+		a.acks.Start()
+	}
+	return a
 }
 
 // Service returns the records side.
@@ -82,5 +108,8 @@ func (a *Agent) Service() *Service { return a.svc }
 // send timeout) and drops idle connections.
 func (a *Agent) Close() {
 	a.wg.Wait()
+	if a.ownAcks {
+		a.acks.Stop()
+	}
 	a.client.CloseIdleConnections()
 }

@@ -76,8 +76,9 @@ type inboundMessage struct {
 // was received and handled.
 func (a *Agent) Receive(ctx context.Context, envelope []byte) (Received, error) {
 	var rcpt Recipient
+	findKey := a.svc.RecipientFinder() // bounded storage reads per envelope
 	un, err := didcomm.Unpack(envelope, func(kid string) (ed25519.PrivateKey, error) {
-		r, err := a.svc.RecipientKey(ctx, kid)
+		r, err := findKey(ctx, kid)
 		if errors.Is(err, backend.ErrNotFound) {
 			return nil, didcomm.ErrUnknownKey
 		}
@@ -211,6 +212,9 @@ func (a *Agent) receivePresentation(ctx context.Context, doc *Doc, msg *inboundM
 	if err != nil {
 		return "", err
 	}
+	if state, expired, err := a.refuseExpired(ctx, doc, theirs); expired {
+		return state, err
+	}
 	p := Presentation{Message: un.Message, TheirService: theirs, TheirVerkey: un.SenderVerkey}
 	updated, j, err := a.svc.ReceivePresentation(ctx, doc.Record.ID, msg.ID, p, func(d *Doc) (Judgement, error) {
 		return a.judge(ctx, d, msg)
@@ -223,8 +227,9 @@ func (a *Agent) receivePresentation(ctx context.Context, doc *Doc, msg *inboundM
 	}
 	if j.Failed() {
 		a.reportProblem(ctx, updated, j.ProverExplanation())
+		return updated.Record.State, nil
 	}
-	return updated.Record.State, nil
+	return a.autoAccept(ctx, updated.Record), nil
 }
 
 // sameMessage reports whether stored is a message with @id id.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/didkey"
+	"github.com/proofgate/proofgate/internal/keyseal"
 	"github.com/proofgate/proofgate/internal/store"
 )
 
@@ -25,9 +26,12 @@ const keyCreateTimeout = 30 * time.Second
 // envelope, which names only its recipient verkey, finds the private key
 // with one read.
 type orgKeyDoc struct {
-	OrgID     string `json:"orgId"`
-	Seed      []byte `json:"seed"`
-	CreatedAt string `json:"createdAt"`
+	OrgID string `json:"orgId"`
+	// Seed is the plaintext Ed25519 seed; empty when SealedSeed is set.
+	Seed []byte `json:"seed,omitempty"`
+	// SealedSeed is the seed encrypted under key_encryption_key (keyseal).
+	SealedSeed string `json:"sealedSeed,omitempty"`
+	CreatedAt  string `json:"createdAt"`
 }
 
 // orgPointer is stored at proofgate/keys/org-<sha256(orgId)>.json and names
@@ -53,10 +57,22 @@ type keyring struct {
 	mu       sync.RWMutex
 	byOrg    map[string]OrgKey
 	byVerkey map[string]OrgKey
+	// absent are verkeys recently found to be no key of ours.
+	absent *absentKeys
+	// sealer encrypts seeds at rest; nil stores them in plaintext.
+	sealer *keyseal.Sealer
 }
 
-func newKeyring(s *store.Store, now func() time.Time) *keyring {
-	return &keyring{store: s, now: now, byOrg: map[string]OrgKey{}, byVerkey: map[string]OrgKey{}}
+func newKeyring(s *store.Store, now func() time.Time, sealer *keyseal.Sealer) *keyring {
+	return &keyring{store: s, now: now, byOrg: map[string]OrgKey{}, byVerkey: map[string]OrgKey{}, absent: newAbsentKeys(now), sealer: sealer}
+}
+
+// cached returns an org key already in memory, without storage.
+func (k *keyring) cached(verkey string) (OrgKey, bool) {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	ok, found := k.byVerkey[verkey]
+	return ok, found
 }
 
 func pointerName(orgID string) string {
@@ -68,8 +84,10 @@ func pointerName(orgID string) string {
 func (k *keyring) remember(ok OrgKey) {
 	k.mu.Lock()
 	k.byOrg[ok.OrgID] = ok
-	k.byVerkey[didkey.Verkey(ok.Key.Public().(ed25519.PublicKey))] = ok
+	verkey := didkey.Verkey(ok.Key.Public().(ed25519.PublicKey))
+	k.byVerkey[verkey] = ok
 	k.mu.Unlock()
+	k.absent.forget(verkey)
 }
 
 // rememberVerkey caches a key found by its public key only: it may be an
@@ -133,7 +151,10 @@ func (k *keyring) loadOrCreate(ctx context.Context, orgID string) (OrgKey, error
 	verkey := didkey.Verkey(pub)
 	// Key first, pointer second: a crash in between leaves an unreferenced
 	// key, never a pointer to nothing.
-	doc := orgKeyDoc{OrgID: orgID, Seed: priv.Seed(), CreatedAt: k.now().UTC().Format(backend.TimeFormat)}
+	doc := orgKeyDoc{OrgID: orgID, CreatedAt: k.now().UTC().Format(backend.TimeFormat)}
+	if doc.Seed, doc.SealedSeed, err = sealSeed(k.sealer, priv.Seed(), verkey); err != nil {
+		return OrgKey{}, err
+	}
 	if err := k.store.Put(ctx, verkey, doc); err != nil {
 		return OrgKey{}, err
 	}
@@ -186,14 +207,93 @@ func (k *keyring) forVerkey(ctx context.Context, verkey string) (OrgKey, error) 
 		}
 		return OrgKey{}, err
 	}
-	if len(doc.Seed) != ed25519.SeedSize {
-		return OrgKey{}, fmt.Errorf("proofs: key %s: bad seed", verkey)
+	seed, err := openSeed(k.sealer, doc.Seed, doc.SealedSeed, verkey)
+	if err != nil {
+		return OrgKey{}, fmt.Errorf("proofs: key %s: %w", verkey, err)
 	}
-	priv := ed25519.NewKeyFromSeed(doc.Seed)
+	priv := ed25519.NewKeyFromSeed(seed)
 	if !pub.Equal(priv.Public()) {
 		return OrgKey{}, fmt.Errorf("proofs: key %s: seed does not match", verkey)
 	}
 	ok = OrgKey{OrgID: doc.OrgID, Key: priv}
 	k.rememberVerkey(verkey, ok)
+	k.reseal(ctx, verkey, doc, seed)
 	return ok, nil
+}
+
+// reseal rewrites a key document stored in plaintext, or sealed with a
+// previous key encryption key, under the current one: migration and
+// rotation complete as keys are used. Best effort: the key works either
+// way, and the next read tries again.
+func (k *keyring) reseal(ctx context.Context, verkey string, doc orgKeyDoc, seed []byte) {
+	if k.sealer == nil || (doc.SealedSeed != "" && !k.sealer.Stale(doc.SealedSeed)) {
+		return
+	}
+	sealed, err := k.sealer.Seal(seed, verkey)
+	if err != nil {
+		return
+	}
+	doc.Seed, doc.SealedSeed = nil, sealed
+	_ = k.store.Put(context.WithoutCancel(ctx), verkey, doc)
+}
+
+// sealSeed returns what to store for a seed: itself without a sealer, else
+// its sealed form bound to the verkey.
+func sealSeed(sealer *keyseal.Sealer, seed []byte, verkey string) ([]byte, string, error) {
+	if sealer == nil {
+		return seed, "", nil
+	}
+	sealed, err := sealer.Seal(seed, verkey)
+	if err != nil {
+		return nil, "", err
+	}
+	return nil, sealed, nil
+}
+
+// openSeed returns the plaintext seed of a stored key: the sealed form
+// when there is one (which needs the key encryption key), else the
+// plaintext one (stored before encryption was turned on).
+func openSeed(sealer *keyseal.Sealer, seed []byte, sealed, verkey string) ([]byte, error) {
+	if sealed != "" {
+		if sealer == nil {
+			return nil, errors.New("the key is encrypted at rest and no key_encryption_key is configured")
+		}
+		plain, err := sealer.Open(sealed, verkey)
+		if err != nil {
+			return nil, err
+		}
+		seed = plain
+	}
+	if len(seed) != ed25519.SeedSize {
+		return nil, errors.New("bad seed")
+	}
+	return seed, nil
+}
+
+// sealedDoc is doc as stored: with its record key sealed when a sealer is
+// configured. doc itself keeps the plaintext.
+func (s *Service) sealedDoc(doc *Doc) *Doc {
+	if s.cfg.Sealer == nil || len(doc.Key.Seed) == 0 {
+		return doc
+	}
+	seed, sealed, err := sealSeed(s.cfg.Sealer, doc.Key.Seed, doc.Key.Verkey)
+	if err != nil {
+		return doc // crypto/rand failed; keep it readable rather than lose it
+	}
+	stored := *doc
+	stored.Key.Seed, stored.Key.SealedSeed = seed, sealed
+	return &stored
+}
+
+// openDoc turns a stored record key back into plaintext.
+func (s *Service) openDoc(doc *Doc) error {
+	if doc.Key.SealedSeed == "" {
+		return nil
+	}
+	seed, err := openSeed(s.cfg.Sealer, nil, doc.Key.SealedSeed, doc.Key.Verkey)
+	if err != nil {
+		return fmt.Errorf("proofs: record %s: %w", doc.Record.ID, err)
+	}
+	doc.Key.Seed, doc.Key.SealedSeed = seed, ""
+	return nil
 }

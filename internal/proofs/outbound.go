@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.uber.org/zap"
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/didcomm"
@@ -25,8 +26,6 @@ const (
 	maxResponseBody = 64 << 10
 	// maxEndpoint caps a ~service endpoint URL.
 	maxEndpoint = 2048
-	// maxOutcomeError caps the error text kept on a record.
-	maxOutcomeError = 300
 )
 
 // Metadata keys of a record that say how a message to the prover fared.
@@ -112,6 +111,14 @@ func checkEndpoint(raw string) (*url.URL, error) {
 // errNoService is the outcome when the prover left no way back.
 var errNoService = errors.New("the prover sent no ~service decorator, so there is no endpoint to send to")
 
+// errBadEndpoint marks an endpoint the verifier will not send to.
+var errBadEndpoint = errors.New("bad endpoint")
+
+// statusError is a prover endpoint's non-2xx answer.
+type statusError struct{ code int }
+
+func (e *statusError) Error() string { return fmt.Sprintf("the endpoint answered HTTP %d", e.code) }
+
 // send packs msg for the prover's service (authcrypt with the verifier's
 // key, wrapped for its routing keys) and POSTs it. It holds no lock.
 func (a *Agent) send(ctx context.Context, msg []byte, svc *ServiceDecorator, key ed25519.PrivateKey) error {
@@ -120,7 +127,7 @@ func (a *Agent) send(ctx context.Context, msg []byte, svc *ServiceDecorator, key
 	}
 	u, err := checkEndpoint(svc.ServiceEndpoint)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", errBadEndpoint, err)
 	}
 	env, err := didcomm.PackFor(msg, svc.RecipientKeys, svc.RoutingKeys, key)
 	if err != nil {
@@ -144,7 +151,7 @@ func (a *Agent) send(ctx context.Context, msg []byte, svc *ServiceDecorator, key
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseBody))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return fmt.Errorf("the endpoint answered HTTP %d", resp.StatusCode)
+		return &statusError{code: resp.StatusCode}
 	}
 	return nil
 }
@@ -152,7 +159,9 @@ func (a *Agent) send(ctx context.Context, msg []byte, svc *ServiceDecorator, key
 // MediaTypeEnvelope is the media type of an RFC 0019 envelope over HTTP.
 const MediaTypeEnvelope = "application/didcomm-envelope-enc"
 
-// outcome is what a record's metadata says about one delivery.
+// outcome is what a record's metadata says about one delivery. Its error
+// is a coarse category (deliveryCategory), never the error text, which can
+// hold DNS answers and internal addresses: that goes to the log.
 func (a *Agent) outcome(endpoint string, err error) map[string]any {
 	o := map[string]any{
 		"sent": err == nil,
@@ -162,54 +171,63 @@ func (a *Agent) outcome(endpoint string, err error) map[string]any {
 		o["endpoint"] = endpoint
 	}
 	if err != nil {
-		o["error"] = truncate(err.Error(), maxOutcomeError)
+		o["error"] = deliveryCategory(err)
 	}
 	return o
 }
 
-// deliver sends msg to the prover of doc and returns the outcome for the
-// record's metadata. ctx's cancellation is ignored: once the record has
-// moved, the message goes out even if the caller went away.
+// deliver sends msg to the prover of doc (its connection, else the
+// ~service it sent) and returns the outcome for the record's metadata.
+// ctx's cancellation is ignored: once the record has moved, the message
+// goes out even if the caller went away.
 func (a *Agent) deliver(ctx context.Context, doc *Doc, msg []byte) map[string]any {
 	ctx = context.WithoutCancel(ctx)
-	endpoint := ""
-	if doc.TheirService != nil {
-		endpoint = doc.TheirService.ServiceEndpoint
+	svc, err := a.proverService(ctx, doc)
+	if err != nil {
+		a.logDelivery(doc, err)
+		return a.outcome("", err)
 	}
+	endpoint := ""
+	if svc != nil {
+		endpoint = svc.ServiceEndpoint
+	}
+	err = a.sendToProver(ctx, doc, svc, msg)
+	a.logDelivery(doc, err)
+	return a.outcome(endpoint, err)
+}
+
+// sendToProver packs msg with the record's verifier key for svc and posts it.
+func (a *Agent) sendToProver(ctx context.Context, doc *Doc, svc *ServiceDecorator, msg []byte) error {
 	rk, err := a.svc.RecipientKey(ctx, doc.Key.Verkey)
 	if err != nil {
-		return a.outcome(endpoint, fmt.Errorf("verifier key: %w", err))
+		return fmt.Errorf("verifier key: %w", err)
 	}
-	return a.outcome(endpoint, a.send(ctx, msg, doc.TheirService, rk.Key))
+	return a.send(ctx, msg, svc, rk.Key)
 }
 
 // Accept accepts the presentation of a record (Service.Accept: only from
-// presentation-received, else *backend.ConflictError) and then, with the
-// record already done and unlocked, sends the ack to the prover. The
-// delivery is best effort: the record is done and keeps its ack whatever
-// happens, and metadata "ack" says how it went ({"sent": true|false,
-// "endpoint", "at", "error"}). The returned record includes that metadata.
+// presentation-received, else *backend.ConflictError) and queues its ack
+// in the outbox in the same transition (ack.go): the ack's message is
+// written before the record moves to done, so no crash loses it. The
+// first attempt is made at once and the returned record says how it went
+// (metadata "ack": {"sent", "state", "attempts", "endpoint", "at",
+// "error"}); a failed one is retried with backoff, and metadata "ack"
+// follows each outcome.
 func (a *Agent) Accept(ctx context.Context, org backend.Org, recordID string) (backend.ProofRecord, error) {
-	rec, err := a.svc.Accept(ctx, org, recordID)
+	doc, err := a.svc.accept(ctx, org, recordID, a.stageAck)
 	if err != nil {
-		return rec, err
+		return backend.ProofRecord{}, err
 	}
 	ctx = context.WithoutCancel(ctx)
-	doc, err := a.svc.Load(ctx, recordID)
-	if err != nil {
-		return rec, nil // accepted; only the ack's delivery is lost
+	if _, err := a.acks.DeliverNow(ctx, ackMessageID(doc.Record.ID)); err != nil {
+		a.logger.Warn("the first attempt of an ack could not be made; the outbox retries it",
+			zap.String("proof_record_id", doc.Record.ID), zap.Error(err))
 	}
-	out := a.deliver(ctx, doc, doc.Ack)
-	if doc, err = a.svc.update(ctx, recordID, func(d *Doc) error {
-		if d.Record.Metadata == nil {
-			d.Record.Metadata = map[string]any{}
-		}
-		d.Record.Metadata[MetadataAck] = out
-		return nil
-	}); err != nil {
-		return rec, nil
+	a.acks.Notify()
+	if d, err := a.svc.Load(ctx, recordID); err == nil {
+		return d.Record, nil
 	}
-	return doc.Record, nil
+	return doc.Record, nil // accepted; the ack's outcome is on the record later
 }
 
 // reportProblem sends a problem report for an abandoned record in the

@@ -51,7 +51,11 @@ func (s *Service) ReceivePresentation(ctx context.Context, recordID, msgID strin
 		if j, err = judge(d); err != nil {
 			return err
 		}
-		return applyJudgement(d, p, j)
+		if err := applyJudgement(d, p, j); err != nil {
+			return err
+		}
+		// The prover's ~service becomes the record's connection (connections.go).
+		return s.attachConnection(ctx, d, p.TheirService)
 	})
 	if errors.Is(err, errDelivered) {
 		doc, lerr := s.Load(ctx, recordID)

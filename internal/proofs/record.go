@@ -48,6 +48,11 @@ type Doc struct {
 
 	// Ack is the ack built by Accept, for the DIDComm sender to deliver.
 	Ack json.RawMessage `json:"ack,omitempty"`
+
+	// States lists the states the record has been in, in order (written
+	// by every transition), so a notification can be checked against what
+	// really happened (Service.Reached).
+	States []string `json:"states,omitempty"`
 }
 
 // Key kinds of KeyRef.
@@ -65,4 +70,7 @@ type KeyRef struct {
 	Verkey string `json:"verkey"`
 	// Seed is the Ed25519 seed of a KeyRecord key (base64 in JSON).
 	Seed []byte `json:"seed,omitempty"`
+	// SealedSeed replaces Seed in storage when key_encryption_key is set
+	// (keyseal); in memory Seed is always the plaintext.
+	SealedSeed string `json:"sealedSeed,omitempty"`
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/certmagic"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/didkey"
+	"github.com/proofgate/proofgate/internal/keyseal"
 	"github.com/proofgate/proofgate/internal/store"
 	"github.com/proofgate/proofgate/internal/verify"
 )
@@ -36,19 +38,32 @@ type Config struct {
 	ClusterLocks bool
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// RecordRetention is how long done and abandoned records are kept
+	// (with their per-record keys) before the sweeper deletes them; zero
+	// keeps them.
+	RecordRetention time.Duration
+	// InvitationTTL is how long an invitation waits for its presentation:
+	// after it a presentation is refused with a problem report, and the
+	// sweeper abandons the record. Zero: no limit.
+	InvitationTTL time.Duration
 	// Verifiers verify presentations cryptographically, by attachment
 	// format (internal/verify). A format without a verifier is judged by
 	// the structural check alone and never gets isVerified true.
 	Verifiers verify.Set
+	// Sealer, when set, encrypts private keys at rest (org keys and
+	// record keys); keys stored in plaintext stay readable.
+	Sealer *keyseal.Sealer
 }
 
 // Service creates and advances proof records.
 type Service struct {
-	cfg     Config
-	storage certmagic.Storage
-	records *store.Store
-	keys    *keyring
-	domain  string
+	cfg         Config
+	storage     certmagic.Storage
+	records     *store.Store
+	connections *store.Store
+	keys        *keyring
+	domain      string
+	sink        atomic.Pointer[sinkRef]
 }
 
 // recordLocks serializes transitions of one record in this process. It is
@@ -75,11 +90,12 @@ func New(storage certmagic.Storage, cfg Config) (*Service, error) {
 		cfg.Now = time.Now
 	}
 	return &Service{
-		cfg:     cfg,
-		storage: storage,
-		records: store.New(storage, "records"),
-		keys:    newKeyring(store.New(storage, "keys"), cfg.Now),
-		domain:  u.Host,
+		cfg:         cfg,
+		storage:     storage,
+		records:     store.New(storage, "records"),
+		connections: store.New(storage, "connections"),
+		keys:        newKeyring(store.New(storage, "keys"), cfg.Now, cfg.Sealer),
+		domain:      u.Host,
 	}, nil
 }
 
@@ -186,7 +202,7 @@ func (s *Service) Create(ctx context.Context, org backend.Org, req backend.OOBRe
 	if req.RequestType == backend.RequestPresentationExchange {
 		doc.Domain = s.domain
 	}
-	if err := s.records.Put(ctx, doc.Record.ID, doc); err != nil {
+	if err := s.records.Put(ctx, doc.Record.ID, s.sealedDoc(&doc)); err != nil {
 		// Some storage modules can fail after writing (a timeout on the
 		// reply); make sure no record of a failed request survives.
 		_ = s.records.Delete(context.WithoutCancel(ctx), doc.Record.ID)
@@ -221,6 +237,9 @@ func (s *Service) load(ctx context.Context, id uuid.UUID) (*Doc, error) {
 	if doc.Record.ID != id.String() {
 		return nil, fmt.Errorf("proofs: record %s holds record %q", id, doc.Record.ID)
 	}
+	if err := s.openDoc(&doc); err != nil {
+		return nil, err
+	}
 	return &doc, nil
 }
 
@@ -252,8 +271,17 @@ func (s *Service) Invitation(ctx context.Context, recordID string) (json.RawMess
 }
 
 // update runs fn on the record under its lock and writes the result once.
-// When fn fails or the write fails the stored record is unchanged.
+// When fn fails or the write fails the stored record is unchanged. A
+// change of state is a transition: its notifications are staged before
+// the write and released after it (transition.go).
 func (s *Service) update(ctx context.Context, recordID string, fn func(*Doc) error) (*Doc, error) {
+	return s.updateStaged(ctx, recordID, fn, nil)
+}
+
+// updateStaged is update with more to stage on a transition (the ack of
+// an accept): extra runs after fn, and what it stages is released or
+// withdrawn with the transition's own notifications.
+func (s *Service) updateStaged(ctx context.Context, recordID string, fn func(*Doc) error, extra func(context.Context, *Doc) (backend.Staged, error)) (*Doc, error) {
 	u, ok := ParseID(recordID)
 	if !ok {
 		return nil, backend.ErrNotFound
@@ -272,13 +300,20 @@ func (s *Service) update(ctx context.Context, recordID string, fn func(*Doc) err
 	if err != nil {
 		return nil, err
 	}
+	prev := doc.Record.State
 	if err := fn(doc); err != nil {
 		return nil, err
 	}
 	doc.Record.UpdatedAt = s.cfg.Now().UTC().Format(backend.TimeFormat)
-	if err := s.records.Put(ctx, id, doc); err != nil {
+	staged, err := s.stageTransition(ctx, prev, doc, extra)
+	if err != nil {
 		return nil, err
 	}
+	if err := s.records.Put(ctx, id, s.sealedDoc(doc)); err != nil {
+		staged.Abort(ctx)
+		return nil, err
+	}
+	staged.Commit()
 	return doc, nil
 }
 
@@ -286,9 +321,19 @@ func (s *Service) update(ctx context.Context, recordID string, fn func(*Doc) err
 // presentation-received (else *backend.ConflictError naming its state). It
 // builds the ack (kept in Doc.Ack for the DIDComm sender) and moves the
 // record to done. Of concurrent accepts of one record exactly one wins; the
-// others see done.
+// others see done. The DIDComm side (Agent.Accept) also queues the ack.
 func (s *Service) Accept(ctx context.Context, org backend.Org, recordID string) (backend.ProofRecord, error) {
-	doc, err := s.update(ctx, recordID, func(d *Doc) error {
+	doc, err := s.accept(ctx, org, recordID, nil)
+	if err != nil {
+		return backend.ProofRecord{}, err
+	}
+	return doc.Record, nil
+}
+
+// accept is Accept with extra staged in the transition's write (the ack's
+// outbox message).
+func (s *Service) accept(ctx context.Context, org backend.Org, recordID string, extra func(context.Context, *Doc) (backend.Staged, error)) (*Doc, error) {
+	return s.updateStaged(ctx, recordID, func(d *Doc) error {
 		// The handler authorizes by RecordOrg first; a record of another
 		// org is not revealed here either.
 		if d.Record.OrgID != org.ID {
@@ -304,11 +349,7 @@ func (s *Service) Accept(ctx context.Context, org backend.Org, recordID string) 
 		d.Ack = ack
 		d.Record.State = backend.StateDone
 		return nil
-	})
-	if err != nil {
-		return backend.ProofRecord{}, err
-	}
-	return doc.Record, nil
+	}, extra)
 }
 
 // Presentation is a presentation the DIDComm side received on a record's
@@ -339,7 +380,10 @@ func (s *Service) MarkPresentationReceived(ctx context.Context, recordID string,
 			v := true
 			verified = &v
 		}
-		return toPresentationReceived(d, p, map[string]any{"answersRequest": true, "signaturesVerified": p.SignaturesVerified}, verified)
+		if err := toPresentationReceived(d, p, map[string]any{"answersRequest": true, "signaturesVerified": p.SignaturesVerified}, verified); err != nil {
+			return err
+		}
+		return s.attachConnection(ctx, d, p.TheirService)
 	})
 	if err != nil {
 		return backend.ProofRecord{}, err

@@ -66,7 +66,7 @@ func peRequest() backend.OOBRequest {
 		PresentationDefinitionID: "32f54163-7166-48f1-93d8-ff217bdb0653",
 		Label:                    "Conference desk",
 		ParentThreadID:           "a5c9e1d8-6f0b-4b1e-9b7a-0c2d3e4f5a6b",
-		AutoAcceptProof:          "always",
+		AutoAcceptProof:          "never", // tests accept by hand (autoaccept_test.go covers the others)
 	}
 }
 
@@ -343,7 +343,7 @@ func TestRecordJSON(t *testing.T) {
 	}
 	want := `{"metadata":{},"id":"` + res.ProofRecord.ID + `","createdAt":"2026-11-22T08:30:00.123Z","updatedAt":"2026-11-22T08:30:00.123Z",` +
 		`"threadId":"` + res.ProofRecord.ThreadID + `","parentThreadId":"a5c9e1d8-6f0b-4b1e-9b7a-0c2d3e4f5a6b","protocolVersion":"v2",` +
-		`"state":"request-sent","role":"verifier","orgId":"` + testOrg.ID + `","autoAcceptProof":"always"}`
+		`"state":"request-sent","role":"verifier","orgId":"` + testOrg.ID + `","autoAcceptProof":"never"}`
 	if string(b) != want {
 		t.Fatalf("record JSON\n got %s\nwant %s", b, want)
 	}

@@ -6,6 +6,7 @@ import (
 	"net/mail"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -15,8 +16,12 @@ import (
 // parentThreadId are identifiers (RFC 0519 goal codes, thread ids); label
 // is shown to the holder; comment is a message to the holder.
 const (
-	maxGoalCode       = 128
-	maxLabel          = 256
+	maxGoalCode = 128
+	// maxLabelBytes caps label in bytes of UTF-8, not characters: the
+	// label also goes into invitation e-mails, whose layer (internal/mail,
+	// maxLabelLen) takes at most 200 bytes. Validation and mail agree, so
+	// a label that passes here never fails in the mail layer.
+	maxLabelBytes     = 200
 	maxComment        = 4096
 	maxParentThreadID = 128
 	maxEmailLength    = 254 // RFC 5321 path limit
@@ -66,6 +71,53 @@ func cappedString(obj map[string]any, name string, limit int, c *collector) stri
 	if utf8.RuneCountInString(s) > limit {
 		c.addf(name, "must be at most %d characters", limit)
 	}
+	return s
+}
+
+// textRule says which characters a free-text field may hold.
+type textRule int
+
+const (
+	// oneLine: no control characters at all (label, goalCode): they end up
+	// in one-line places (mail text, logs, wallet UIs).
+	oneLine textRule = iota
+	// multiLine: line feeds and tabs allowed (comment, a message).
+	multiLine
+)
+
+// checkText refuses what no client means to send and what a reader cannot
+// see: control characters (NUL, CR, escape, C1), and the bidirectional
+// embedding, override and isolate controls (U+202A–U+202E, U+2066–U+2069),
+// with which a text displays differently from what it says. One message
+// per field and problem.
+func checkText(name, s string, rule textRule, c *collector) {
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+			if rule == oneLine {
+				c.add(name, "must be one line (no line breaks or tabs)")
+				return
+			}
+		case r == utf8.RuneError:
+			// Invalid UTF-8 cannot reach here (JSON decoding replaced it);
+			// a literal U+FFFD is fine.
+		case unicode.IsControl(r):
+			c.addf(name, "must not contain control characters (found U+%04X)", r)
+			return
+		case (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069):
+			c.addf(name, "must not contain bidirectional override or isolate characters (found U+%04X)", r)
+			return
+		}
+	}
+}
+
+// label reads label: one line of at most maxLabelBytes bytes.
+func label(obj map[string]any, c *collector) string {
+	s := cappedString(obj, "label", maxLabelBytes, c)
+	if len(s) > maxLabelBytes && utf8.RuneCountInString(s) <= maxLabelBytes {
+		c.addf("label", "must be at most %d bytes of UTF-8 (%d here)", maxLabelBytes, len(s))
+	}
+	checkText("label", s, oneLine, c)
 	return s
 }
 

@@ -42,3 +42,32 @@ func FuzzOOB(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPresentationDefinition fuzzes the presentation definition alone and
+// checks that normalization is stable: an accepted definition, sent again
+// as the object it was normalized to, is accepted and normalizes to itself.
+func FuzzPresentationDefinition(f *testing.F) {
+	v := newValidator(f, Options{})
+	for _, seed := range []string{
+		`{"id":"32f54163","input_descriptors":[{"id":"a","constraints":{"fields":[{"path":["$.credentialSubject.x"]}]}}]}`,
+		`[{"inputDescriptors":[{"id":"a","constraints":{"fields":[{"path":["$.x"]}]}}]}]`,
+		`{"input_descriptors":[{"id":"a","constraints":{"fields":[{"path":["$.x"],"filter":{"type":"string","pattern":"^a"}}]}}],"submission_requirements":[{"rule":"all","from":"A"}]}`,
+		`{"presentation_definition":{}}`, `[]`, `[{},{}]`, `null`, `{"id":""}`, `"x"`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, def []byte) {
+		body := []byte(`{"isShortenUrl":false,"proofFormats":{},"presentationDefinition":` + string(def) + `}`)
+		req, err := v.OOB("presentationExchange", body)
+		if err != nil {
+			return
+		}
+		again, err := v.OOB("presentationExchange", []byte(`{"isShortenUrl":false,"proofFormats":{},"presentationDefinition":`+string(req.PresentationDefinition)+`}`))
+		if err != nil {
+			t.Fatalf("the normalized definition is refused: %v\n%s", err, req.PresentationDefinition)
+		}
+		if string(again.PresentationDefinition) != string(req.PresentationDefinition) || again.PresentationDefinitionID != req.PresentationDefinitionID {
+			t.Fatalf("normalization is not stable:\n%s\n%s", req.PresentationDefinition, again.PresentationDefinition)
+		}
+	})
+}

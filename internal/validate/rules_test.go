@@ -261,14 +261,28 @@ func TestRules(t *testing.T) {
 		{"autoAccept bool", "indy", indyBody, []edit{set("autoAcceptProof", true)}, []string{`autoAcceptProof: must be "always", "contentApproved" or "never" (or {} / null for the agent's default)`}},
 
 		// free text
-		{"texts at caps", "indy", indyBody, []edit{set("goalCode", long(128)), set("label", long(256)), set("comment", long(4096)), set("parentThreadId", long(128))}, nil},
-		{"texts over caps", "indy", indyBody, []edit{set("goalCode", long(129)), set("label", long(257)), set("comment", long(4097)), set("parentThreadId", long(129))}, []string{
+		{"texts at caps", "indy", indyBody, []edit{set("goalCode", long(128)), set("label", long(200)), set("comment", long(4096)), set("parentThreadId", long(128))}, nil},
+		{"texts over caps", "indy", indyBody, []edit{set("goalCode", long(129)), set("label", long(201)), set("comment", long(4097)), set("parentThreadId", long(129))}, []string{
 			"goalCode: must be at most 128 characters",
-			"label: must be at most 256 characters",
+			"label: must be at most 200 characters",
 			"comment: must be at most 4096 characters",
 			"parentThreadId: must be at most 128 characters",
 		}},
-		{"caps count characters", "indy", indyBody, []edit{set("label", strings.Repeat("é", 256))}, nil},
+		{"caps count characters", "indy", indyBody, []edit{set("comment", strings.Repeat("é", 4096))}, nil},
+		{"label caps bytes (the mail layer's limit)", "indy", indyBody, []edit{set("label", strings.Repeat("é", 100))}, nil},
+		{"label over 200 bytes", "indy", indyBody, []edit{set("label", strings.Repeat("é", 150))}, []string{"label: must be at most 200 bytes of UTF-8 (300 here)"}},
+		{"label CRLF", "indy", indyBody, []edit{set("label", "Acme\r\nBcc: x@example.com")}, []string{"label: must not contain control characters (found U+000D)"}},
+		{"label LF", "indy", indyBody, []edit{set("label", "Acme\nInc")}, []string{"label: must be one line (no line breaks or tabs)"}},
+		{"label NUL", "indy", indyBody, []edit{set("label", "Acme\x00")}, []string{"label: must not contain control characters (found U+0000)"}},
+		{"label bidi override", "indy", indyBody, []edit{set("label", "Acme \u202egnp.exe")}, []string{"label: must not contain bidirectional override or isolate characters (found U+202E)"}},
+		{"label bidi isolate", "indy", indyBody, []edit{set("label", "Acme \u2067x")}, []string{"label: must not contain bidirectional override or isolate characters (found U+2067)"}},
+		{"label C1", "indy", indyBody, []edit{set("label", "Acme \u0085")}, []string{"label: must not contain control characters (found U+0085)"}},
+		{"label RTL text is fine", "indy", indyBody, []edit{set("label", "שלום Verifier \u200f")}, nil},
+		{"goalCode escape", "indy", indyBody, []edit{set("goalCode", "aries.vc\x1b[31m")}, []string{"goalCode: must not contain control characters (found U+001B)"}},
+		{"comment lines", "indy", indyBody, []edit{set("comment", "line one\nline two\tend")}, nil},
+		{"comment NUL", "indy", indyBody, []edit{set("comment", "a\x00b")}, []string{"comment: must not contain control characters (found U+0000)"}},
+		{"comment CR", "indy", indyBody, []edit{set("comment", "a\r\nb")}, []string{"comment: must not contain control characters (found U+000D)"}},
+		{"comment bidi", "indy", indyBody, []edit{set("comment", "\u202ax")}, []string{"comment: must not contain bidirectional override or isolate characters (found U+202A)"}},
 		{"texts not strings", "indy", indyBody, []edit{set("goalCode", 1), set("label", raw(`[]`)), set("comment", false), set("parentThreadId", raw(`{}`))}, []string{
 			"goalCode: must be a string", "label: must be a string", "comment: must be a string", "parentThreadId: must be a string",
 		}},

@@ -119,8 +119,10 @@ func (v *Validator) OOB(requestType string, body []byte) (backend.OOBRequest, er
 	req.Emails = v.emails(obj["emailId"], &c)
 	req.AutoAcceptProof = autoAcceptProof(obj, &c)
 	req.GoalCode = cappedString(obj, "goalCode", maxGoalCode, &c)
-	req.Label = cappedString(obj, "label", maxLabel, &c)
+	checkText("goalCode", req.GoalCode, oneLine, &c)
+	req.Label = label(obj, &c)
 	req.Comment = cappedString(obj, "comment", maxComment, &c)
+	checkText("comment", req.Comment, multiLine, &c)
 	req.ParentThreadID = parentThreadID(obj, &c)
 
 	if !c.empty() {

@@ -15,7 +15,10 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
+	"go.uber.org/zap"
+
 	"github.com/proofgate/proofgate/internal/auth"
+	"github.com/proofgate/proofgate/internal/secret"
 )
 
 func init() {
@@ -45,11 +48,19 @@ type Key struct {
 	// Label names the key in logs (the caller's subject). Defaults to the
 	// first 8 hex digits of the key's digest, which reveal nothing usable.
 	Label string `json:"label,omitempty"`
+
+	// LoopbackDefault is a demo key used when Key resolves to nothing (its
+	// {env.*} variable is unset). It is accepted only from callers whose
+	// connection comes from a loopback address (the TCP peer, never a
+	// forwarding header), so a demo config that listens on every
+	// interface does not open the API to the network.
+	LoopbackDefault string `json:"loopback_default,omitempty"`
 }
 
 type provisionedKey struct {
-	digest    [sha256.Size]byte
-	principal auth.Principal
+	digest       [sha256.Size]byte
+	principal    auth.Principal
+	loopbackOnly bool
 }
 
 // CaddyModule returns the Caddy module information.
@@ -60,14 +71,27 @@ func (Provider) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// Provision resolves placeholders and digests every key.
-func (p *Provider) Provision(caddy.Context) error {
+// Provision resolves placeholders and digests every key. It warns once
+// per key written in plaintext in the config (Caddy's admin API shows it),
+// and when a key falls back to its loopback-only demo default.
+func (p *Provider) Provision(ctx caddy.Context) error {
+	return p.provision(ctx.Logger())
+}
+
+func (p *Provider) provision(logger *zap.Logger) error {
 	repl := caddy.NewReplacer()
 	p.keys = make([]provisionedKey, 0, len(p.Keys))
 	for i, k := range p.Keys {
-		resolved, err := repl.ReplaceOrErr(k.Key, true, true)
+		resolved, err := repl.ReplaceOrErr(k.Key, false, true)
 		if err != nil {
 			return fmt.Errorf("api_key %d: %v", i, err)
+		}
+		loopbackOnly := false
+		if resolved == "" {
+			if k.LoopbackDefault == "" {
+				return fmt.Errorf("api_key %d: %s is empty; set the variable", i, k.Key)
+			}
+			resolved, loopbackOnly = k.LoopbackDefault, true
 		}
 		digest, err := parseKey(resolved)
 		if err != nil {
@@ -77,6 +101,12 @@ func (p *Provider) Provision(caddy.Context) error {
 		if label == "" {
 			label = "key-" + hex.EncodeToString(digest[:4])
 		}
+		if loopbackOnly {
+			logger.Warn("api_key: the key's variable is unset; its demo default is accepted only from loopback callers",
+				zap.String("key", k.Key), zap.String("label", label))
+		} else if !strings.HasPrefix(k.Key, DigestPrefix) {
+			secret.WarnLiteral(logger, "api_key "+label, k.Key)
+		}
 		principal := auth.Principal{Subject: "api_key:" + label, Orgs: map[string][]string{}}
 		for _, org := range k.Orgs {
 			if org == "*" {
@@ -85,7 +115,7 @@ func (p *Provider) Provision(caddy.Context) error {
 			}
 			principal.Orgs[org] = nil // bound to the org as a whole: every role
 		}
-		p.keys = append(p.keys, provisionedKey{digest: digest, principal: principal})
+		p.keys = append(p.keys, provisionedKey{digest: digest, principal: principal, loopbackOnly: loopbackOnly})
 		// Keep only the digest: a plaintext key written into the config
 		// must not linger in this module's memory.
 		p.Keys[i].Key = ""
@@ -142,14 +172,20 @@ func (p *Provider) Authenticate(r *http.Request) (*auth.Principal, error) {
 	if match < 0 {
 		return nil, errInvalidKey
 	}
+	if p.keys[match].loopbackOnly && !secret.LoopbackPeer(r.RemoteAddr) {
+		return nil, errDemoKeyRemote
+	}
 	return &p.keys[match].principal, nil
 }
 
-var errInvalidKey = errors.New("unknown API key")
+var (
+	errInvalidKey    = errors.New("unknown API key")
+	errDemoKeyRemote = errors.New("the demo API key (loopback_default) is accepted only from loopback callers")
+)
 
 // UnmarshalCaddyfile sets up one key from Caddyfile tokens. Syntax:
 //
-//	api_key <key> [org <org_id...> | org *] [label <label>]
+//	api_key <key> [org <org_id...> | org *] [label <label>] [loopback_default <demo key>]
 //
 // Without "org", the key is refused at load: every key must be bound.
 // The proofgate directive merges consecutive api_key lines into one provider.
@@ -171,7 +207,7 @@ func (p *Provider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		i++
 		switch opt {
 		case "org":
-			for i < len(args) && args[i] != "label" && args[i] != "org" {
+			for i < len(args) && args[i] != "label" && args[i] != "org" && args[i] != "loopback_default" {
 				k.Orgs = append(k.Orgs, args[i])
 				i++
 			}
@@ -184,8 +220,14 @@ func (p *Provider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			k.Label = args[i]
 			i++
+		case "loopback_default":
+			if i >= len(args) {
+				return d.Err("api_key: loopback_default needs a value")
+			}
+			k.LoopbackDefault = args[i]
+			i++
 		default:
-			return d.Errf("api_key: unknown option %q (want org or label)", opt)
+			return d.Errf("api_key: unknown option %q (want org, label or loopback_default)", opt)
 		}
 	}
 	if d.NextBlock(0) {

@@ -23,6 +23,7 @@ import (
 //		max_jwks_size        <size>            # default 512KiB
 //		orgs_claim           <claim> [keycloak|map|list]   # default resource_access keycloak
 //		roles_claim          <claim>           # for list; default roles
+//		insecure_http                          # allow a plain http jwks_url off loopback
 //	}
 func (p *Provider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // provider name
@@ -57,6 +58,11 @@ func (p *Provider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if err := oneArg(d, &p.Issuer); err != nil {
 				return err
 			}
+		case "insecure_http":
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+			p.InsecureHTTP = true
 		case "audience":
 			p.Audience = d.RemainingArgs()
 			if len(p.Audience) == 0 {

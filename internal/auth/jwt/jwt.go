@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/proofgate/proofgate/internal/auth"
+	"github.com/proofgate/proofgate/internal/secret"
 )
 
 func init() {
@@ -118,6 +119,11 @@ type Provider struct {
 	// of a "list" orgs claim (default "roles").
 	RolesClaim string `json:"roles_claim,omitempty"`
 
+	// InsecureHTTP allows a plain http jwks_url to a host that is not
+	// loopback. Off by default: whoever sits on the path could hand out
+	// keys of their own, and sign any token.
+	InsecureHTTP bool `json:"insecure_http,omitempty"`
+
 	algs      []jose.SignatureAlgorithm
 	static    *keySet
 	remote    *remoteKeys
@@ -168,6 +174,9 @@ func (p *Provider) Provision(ctx caddy.Context) error {
 		p.RolesClaim = DefaultRolesClaim
 	}
 	p.leeway = time.Duration(p.Leeway)
+	if w := p.scopeWarning(); w != "" {
+		p.logger.Warn(w)
+	}
 	p.algs = p.algs[:0]
 	for _, a := range p.Algorithms {
 		p.algs = append(p.algs, jose.SignatureAlgorithm(a))
@@ -203,7 +212,7 @@ func (p *Provider) Provision(ctx caddy.Context) error {
 		if err != nil {
 			return fmt.Errorf("jwt: jwks_url: %v", err)
 		}
-		if err := checkJWKSURL(u); err != nil {
+		if err := checkJWKSURL(u, p.InsecureHTTP); err != nil {
 			return err
 		}
 		opts := remoteOptions{
@@ -226,10 +235,22 @@ func (p *Provider) Provision(ctx caddy.Context) error {
 	return nil
 }
 
-func checkJWKSURL(u string) error {
+// scopeWarning is the load-time warning for a provider that checks neither
+// issuer nor audience, or "".
+func (p *Provider) scopeWarning() string {
+	if p.Issuer != "" || len(p.Audience) > 0 {
+		return ""
+	}
+	return "jwt: neither issuer nor audience is set: any token signed by these keys is accepted, including tokens the IdP issued for other clients; set issuer and audience"
+}
+
+func checkJWKSURL(u string, insecureHTTP bool) error {
 	parsed, err := url.Parse(u)
 	if err != nil || (parsed.Scheme != "https" && parsed.Scheme != "http") || parsed.Host == "" {
 		return fmt.Errorf("jwt: jwks_url %q: want an absolute http(s) URL", u)
+	}
+	if secret.CleartextRemote(parsed) && !insecureHTTP {
+		return fmt.Errorf("jwt: jwks_url %q: plain http to a host that is not loopback lets anyone on the path substitute the signing keys; use https, or set insecure_http", u)
 	}
 	return nil
 }

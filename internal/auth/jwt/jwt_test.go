@@ -113,7 +113,7 @@ func noneToken(claims map[string]any) string {
 	return h + "." + enc.EncodeToString(b) + "."
 }
 
-func hmacToken(t *testing.T, secret []byte, kid string, claims map[string]any) string {
+func hmacToken(t testing.TB, secret []byte, kid string, claims map[string]any) string {
 	t.Helper()
 	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: jose.JSONWebKey{Key: secret, KeyID: kid}}, nil)
 	if err != nil {

@@ -62,7 +62,7 @@ func TestKeyFileErrors(t *testing.T) {
 	}
 }
 
-func writeFile(t *testing.T, dir, name string, data []byte) string {
+func writeFile(t testing.TB, dir, name string, data []byte) string {
 	t.Helper()
 	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, data, 0o600); err != nil {

@@ -11,6 +11,8 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
 	"github.com/caddyserver/certmagic"
 	"github.com/dustin/go-humanize"
+
+	"github.com/proofgate/proofgate/internal/secret"
 )
 
 // Config is what every upstream backend module is configured with. The
@@ -43,6 +45,11 @@ type Config struct {
 	// with TLS when url is https.
 	Transport *reverseproxy.HTTPTransport `json:"transport,omitempty"`
 
+	// InsecureHTTP allows a plain http url to a host that is not loopback.
+	// Off by default: the agent's token, API key and every proof request
+	// and presentation would cross the network in clear text.
+	InsecureHTTP bool `json:"insecure_http,omitempty"`
+
 	base *url.URL
 }
 
@@ -55,17 +62,22 @@ func (c *Config) Provision(ctx caddy.Context, secrets ...*string) error {
 		return fmt.Errorf("url: %v", err)
 	}
 	for _, s := range secrets {
+		secret.WarnLiteral(ctx.Logger(), "agent token or API key", *s)
 		if *s, err = repl.ReplaceOrErr(*s, true, true); err != nil {
 			return fmt.Errorf("resolving a token placeholder: %v", err)
 		}
 	}
 	for k, v := range c.TenantTokens {
+		secret.WarnLiteral(ctx.Logger(), "tenant_token "+k, v)
 		if c.TenantTokens[k], err = repl.ReplaceOrErr(v, true, true); err != nil {
 			return fmt.Errorf("tenant_tokens %s: %v", k, err)
 		}
 	}
 	if c.base, err = parseBase(c.URL); err != nil {
 		return err
+	}
+	if secret.CleartextRemote(c.base) && !c.InsecureHTTP {
+		return fmt.Errorf("url: plain http to %s, which is not loopback, would send the agent's credentials and the proof data in clear text; use https, or set insecure_http", c.base.Host)
 	}
 	if c.Transport == nil {
 		c.Transport = new(reverseproxy.HTTPTransport)
@@ -144,6 +156,7 @@ func parseBase(raw string) (*url.URL, error) {
 //	timeout <duration>
 //	max_response_size <size>
 //	tenant_token <tenant id> <token>
+//	insecure_http
 //	transport http { <reverse_proxy http transport options> }
 func (c *Config) UnmarshalCaddyfileOption(d *caddyfile.Dispenser) (bool, error) {
 	name := d.Val()
@@ -183,6 +196,8 @@ func (c *Config) UnmarshalCaddyfileOption(d *caddyfile.Dispenser) (bool, error) 
 			return true, d.Errf("tenant_token: tenant %s given twice", args[0])
 		}
 		c.TenantTokens[args[0]] = args[1]
+	case "insecure_http":
+		c.InsecureHTTP = true
 	case "transport":
 		if !d.NextArg() {
 			return true, d.ArgErr()

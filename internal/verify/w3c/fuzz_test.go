@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/proofgate/proofgate/internal/did"
+	"github.com/proofgate/proofgate/internal/jsonld"
 	"github.com/proofgate/proofgate/internal/verify"
 	"github.com/proofgate/proofgate/internal/verify/ldp"
 )
@@ -71,5 +72,19 @@ func BenchmarkVerifyLDP(b *testing.B) {
 		if got, _ := v.Verify(context.Background(), in); !got.Verified {
 			b.Fatalf("%+v", got)
 		}
+	}
+}
+
+func TestNoCanonicalizationSlotIsAnError(t *testing.T) {
+	issuer, holder := newParty(t), newParty(t)
+	cred := issuer.sign(t, acapyCredential(issuer.did, holder.did), ldp.SignOptions{Purpose: did.AssertionMethod})
+	pres := holder.sign(t, acapyPresentation(cred), ldp.SignOptions{Purpose: did.Authentication, Challenge: testChallenge})
+	v := newTestVerifier(t, Options{}, Env{})
+	release := jsonld.OccupyWorkers()
+	defer release()
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if got, err := v.Verify(ctx, input(t, pres)); err == nil {
+		t.Fatalf("verdict %+v without a canonicalization slot", got)
 	}
 }

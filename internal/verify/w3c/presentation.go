@@ -119,9 +119,10 @@ func (v *Verifier) jwtPresentation(ctx context.Context, token string, in verify.
 	p.check.Signature = verify.OK
 	p.holder = controllerDID(vt.VerificationMethod, vt.Controller)
 	if vt.Claims.Issuer != "" && vt.Claims.Issuer != p.holder {
-		p.check.Signature = verify.Failed
-		p.fail(verify.ReasonSignature, "presentation: iss is not the signing key's DID")
-		return p, verify.Verdict{}
+		// iss names the holder; another DID signed: like a JSON-LD
+		// presentation whose holder is not its signer.
+		p.check.HolderBinding = verify.Failed
+		p.fail(verify.ReasonHolderBinding, "presentation: iss is not the DID that signed it")
 	}
 	if vt.Claims.VP == nil {
 		return nil, verify.Fail(Format, verify.ReasonMalformed, "the JWT has no vp claim")

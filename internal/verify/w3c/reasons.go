@@ -10,6 +10,12 @@ import (
 	"github.com/proofgate/proofgate/internal/verify/ldp"
 )
 
+// reasonBusy marks a check that could not run because every
+// canonicalization slot stayed taken: our capacity, not the prover's
+// fault, so Verify reports an error (the pipeline keeps the record for a
+// retry) instead of a verdict.
+const reasonBusy = "busy"
+
 // classify maps a proof verification error to a signature outcome, a
 // coarse reason and a short detail that names no internals.
 func classify(err error) (outcome, reason, detail string) {
@@ -19,7 +25,9 @@ func classify(err error) (outcome, reason, detail string) {
 	switch {
 	case errors.Is(err, jsonld.ErrLimits):
 		return verify.Failed, verify.ReasonLimits, "document exceeds the verifier's limits"
-	case errors.Is(err, jsonld.ErrBusy), errors.Is(err, jsonld.ErrTimeout):
+	case errors.Is(err, jsonld.ErrBusy):
+		return verify.Failed, reasonBusy, "the verifier is busy"
+	case errors.Is(err, jsonld.ErrTimeout):
 		return verify.Failed, verify.ReasonLimits, "canonicalization took too long"
 	case errors.Is(err, ldp.ErrSignature), errors.Is(err, jwtvc.ErrSignature):
 		return verify.Failed, verify.ReasonSignature, "signature does not verify"

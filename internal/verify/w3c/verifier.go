@@ -12,6 +12,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -95,6 +96,9 @@ func (v *Verifier) Verify(ctx context.Context, in verify.Input) (verify.Verdict,
 	if p != nil {
 		verdict = v.judge(ctx, p, in)
 	}
+	if busy(verdict) {
+		return verify.Verdict{}, errors.New("w3c: no canonicalization slot became free in time")
+	}
 	if err := ctx.Err(); err != nil {
 		// Out of time: the verdict may blame the prover for our own
 		// deadline (a DID document or status list not fetched in time).
@@ -118,6 +122,19 @@ func jwtString(raw []byte) (string, bool) {
 		return string(raw), true
 	}
 	return "", false
+}
+
+// busy reports whether some check could not run for lack of capacity.
+func busy(v verify.Verdict) bool {
+	if v.Reason == reasonBusy {
+		return true
+	}
+	for _, c := range v.Credentials {
+		if c.Reason == reasonBusy {
+			return true
+		}
+	}
+	return false
 }
 
 // equal compares a prover-supplied value with ours in constant time.

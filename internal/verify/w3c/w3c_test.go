@@ -175,6 +175,16 @@ func TestJWTPresentations(t *testing.T) {
 		{"valid", vpJWT(testChallenge, vcJWT(time.Time{})), ""},
 		{"wrong nonce", vpJWT("nope", vcJWT(time.Time{})), verify.ReasonChallenge},
 		{"expired credential", vpJWT(testChallenge, vcJWT(now.Add(-time.Hour))), verify.ReasonExpired},
+		{"iss is not the signer", func() string {
+			stranger := newParty(t)
+			tok, err := jwtvc.Sign(stranger.key, stranger.vm, jwtvc.Claims{Issuer: holder.did, Nonce: testChallenge, VP: map[string]any{
+				"type": []any{"VerifiablePresentation"}, "verifiableCredential": []any{vcJWT(time.Time{})},
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return tok
+		}(), verify.ReasonHolderBinding},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, _ := v.Verify(context.Background(), input(t, tt.token))

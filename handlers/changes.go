@@ -1,0 +1,78 @@
+package handlers
+
+import (
+	"context"
+
+	"go.uber.org/zap"
+
+	"github.com/proofgate/proofgate/internal/backend"
+)
+
+// StateMemory remembers the last state the gateway saw of records kept by
+// agents, so that a read showing a new state is reported once.
+type StateMemory interface {
+	// Swap stores state as record id's last seen state and returns the
+	// one before (known false when there was none).
+	Swap(ctx context.Context, id, state string) (previous string, known bool, err error)
+}
+
+// stageChange stages the notifications of a change the gateway caused or
+// saw on a record of b: its creation (every backend: the gateway decides
+// when a request has succeeded), and, for backends that do not report
+// their own transitions (agents), the transitions it made or observed.
+// A failure to stage is logged: the change has happened at the backend
+// and the caller's request must not fail for it. Nil when there is
+// nothing to stage.
+func (g *Gateway) stageChange(ctx context.Context, b backend.Backend, prev string, rec backend.ProofRecord) backend.Staged {
+	if g.Changes == nil || rec.ID == "" || rec.State == "" || rec.State == prev {
+		return nil
+	}
+	_, self := b.(backend.ChangeReporter)
+	if self && prev != "" {
+		return nil
+	}
+	if !self {
+		g.remember(ctx, rec)
+	}
+	st, err := g.Changes.Stage(ctx, backend.StateChange{ID: backend.ChangeID(rec.ID, rec.State), PreviousState: prev, Record: rec})
+	if err != nil {
+		g.Logger.Error("queueing the notifications of a state change failed; they are lost",
+			zap.String("proof_record_id", rec.ID), zap.String("state", rec.State), zap.Error(err))
+		return nil
+	}
+	return st
+}
+
+// reportChange stages and commits at once: for changes that already
+// happened at an agent.
+func (g *Gateway) reportChange(ctx context.Context, b backend.Backend, prev string, rec backend.ProofRecord) {
+	if st := g.stageChange(ctx, b, prev, rec); st != nil {
+		st.Commit()
+	}
+}
+
+// observe reports a state of an agent's record that differs from the last
+// one the gateway saw (a presentation that arrived at the agent, say).
+func (g *Gateway) observe(ctx context.Context, b backend.Backend, rec backend.ProofRecord) {
+	if _, self := b.(backend.ChangeReporter); self || g.Changes == nil || g.Observed == nil {
+		return
+	}
+	prev, known, err := g.Observed.Swap(ctx, rec.ID, rec.State)
+	if err != nil {
+		g.Logger.Warn("remembering a record's state", zap.String("proof_record_id", rec.ID), zap.Error(err))
+		return
+	}
+	if known && prev != rec.State {
+		g.reportChange(ctx, b, prev, rec)
+	}
+}
+
+// remember notes the state the gateway has just caused.
+func (g *Gateway) remember(ctx context.Context, rec backend.ProofRecord) {
+	if g.Observed == nil {
+		return
+	}
+	if _, _, err := g.Observed.Swap(ctx, rec.ID, rec.State); err != nil {
+		g.Logger.Warn("remembering a record's state", zap.String("proof_record_id", rec.ID), zap.Error(err))
+	}
+}

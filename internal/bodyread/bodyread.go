@@ -1,0 +1,106 @@
+// Package bodyread reads request bodies with the limits every public route
+// needs: a size cap, a deadline (so a sender that stalls mid-body lets go
+// of its connection and buffer), and, for routes anyone may call, a
+// process-wide budget of bytes being buffered, so that many stalled senders
+// cannot together hold memory in proportion to their number.
+package bodyread
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"golang.org/x/sync/semaphore"
+)
+
+// DefaultTimeout is how long a whole body may take to arrive. A megabyte
+// at a slow mobile link's 100 KB/s takes ten seconds.
+const DefaultTimeout = 15 * time.Second
+
+// Errors of Read.
+var (
+	// ErrTooLarge: the body is over the cap (413).
+	ErrTooLarge = errors.New("body too large")
+	// ErrTimeout: the body did not arrive in time (408).
+	ErrTimeout = errors.New("body not received in time")
+	// ErrBusy: the budget of buffered bytes is spent (503).
+	ErrBusy = errors.New("too many bodies being received")
+	// ErrRead: the connection failed mid-body (400).
+	ErrRead = errors.New("body could not be read")
+)
+
+// Budget bounds the bytes all holders buffer at once.
+type Budget struct {
+	sem *semaphore.Weighted
+}
+
+// NewBudget returns a budget of n bytes.
+func NewBudget(n int64) *Budget { return &Budget{sem: semaphore.NewWeighted(n)} }
+
+// Limits are one route's limits.
+type Limits struct {
+	// Max is the size cap in bytes.
+	Max int64
+	// Timeout bounds the time to read the body (DefaultTimeout when 0).
+	Timeout time.Duration
+	// Budget, when set, must have room for the body (its Content-Length,
+	// or Max when unknown) before a byte is read; otherwise ErrBusy at once.
+	Budget *Budget
+}
+
+// Read reads r's body within l. The deadline is set on the connection
+// through http.NewResponseController; where the connection does not take
+// one (HTTP/2 streams on some servers), a timer closes the body instead.
+//
+// On every error the answer is marked Connection: close, so the server does
+// not first wait for the rest of a body it will not use.
+func Read(w http.ResponseWriter, r *http.Request, l Limits) ([]byte, error) {
+	body, err := read(w, r, l)
+	if err != nil {
+		w.Header().Set("Connection", "close")
+	}
+	return body, err
+}
+
+func read(w http.ResponseWriter, r *http.Request, l Limits) ([]byte, error) {
+	if r.ContentLength > l.Max {
+		return nil, ErrTooLarge
+	}
+	if l.Budget != nil {
+		n := r.ContentLength
+		if n < 0 {
+			n = l.Max
+		}
+		if !l.Budget.sem.TryAcquire(n) {
+			return nil, ErrBusy
+		}
+		defer l.Budget.sem.Release(n)
+	}
+	timeout := l.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	deadline := time.Now().Add(timeout)
+	rc := http.NewResponseController(w)
+	if err := rc.SetReadDeadline(deadline); err != nil {
+		t := time.AfterFunc(timeout, func() { r.Body.Close() })
+		defer t.Stop()
+	} else {
+		// The connection serves further requests: lift the deadline.
+		defer rc.SetReadDeadline(time.Time{}) //nolint:errcheck // best effort
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, l.Max))
+	if err == nil {
+		return body, nil
+	}
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, ErrTooLarge
+	case !time.Now().Before(deadline):
+		return nil, ErrTimeout
+	default:
+		return nil, ErrRead
+	}
+}

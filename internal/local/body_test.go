@@ -1,0 +1,67 @@
+package local
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proofgate/proofgate/internal/bodyread"
+)
+
+// TestServeDIDCommStalledBodies: the endpoint takes no credentials, so a
+// sender that stalls mid-envelope is cut off after the body timeout, and
+// senders past the in-flight budget are refused at once (503) instead of
+// each holding a buffer.
+func TestServeDIDCommStalledBodies(t *testing.T) {
+	l, _ := provision(t, `{"public_url":"https://verifier.example.com","storage":"STORAGE"}`)
+	t.Cleanup(func() { _ = l.Cleanup() })
+	l.bodyTimeout = 2 * time.Second
+	l.budget = bodyread.NewBudget(MaxDIDCommBody)
+	srv := httptest.NewServer(http.HandlerFunc(l.ServeDIDComm))
+	t.Cleanup(srv.Close)
+
+	send := func(size int, sent string) net.Conn {
+		c, err := net.Dial("tcp", srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		fmt.Fprintf(c, "POST /didcomm HTTP/1.1\r\nHost: x\r\nContent-Type: application/didcomm-envelope-enc\r\nContent-Length: %d\r\n\r\n%s", size, sent)
+		return c
+	}
+	answer := func(c net.Conn) int {
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("no answer: %v", err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	// One sender announces a full-size envelope and stalls: it holds the
+	// whole budget. Small, complete envelopes probe until they are refused
+	// (before the stalled one is under way they are read, and get 400).
+	stalled := send(MaxDIDCommBody, strings.Repeat("{", 1000))
+	refused := false
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if answer(send(2, "{}")) == http.StatusServiceUnavailable {
+			refused = true
+			break
+		}
+	}
+	if !refused {
+		t.Error("a sender past the budget was not refused with 503")
+	}
+	if s := answer(stalled); s != http.StatusRequestTimeout {
+		t.Errorf("stalled sender got %d, want 408", s)
+	}
+	// Its share came back.
+	if s := answer(send(2, "{}")); s != http.StatusBadRequest {
+		t.Errorf("after the stalled sender: %d, want 400 (read, not an envelope)", s)
+	}
+}

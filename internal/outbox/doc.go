@@ -1,0 +1,18 @@
+// Package outbox is proofgate's one durable outbox: messages of several
+// kinds (invitation e-mails, webhook events, DIDComm acks) written to Caddy
+// storage before the request that made them is answered, then delivered by
+// pooled workers with exponential backoff and jitter until they succeed,
+// fail permanently, or run out of attempts.
+//
+// A message is one JSON document at proofgate/<namespace>/<id>.json
+// holding its kind, its payload and its delivery status. Delivery is
+// at-least-once: a worker claims a message (state "sending" with a lease)
+// under the storage lock, so workers of instances sharing the storage do
+// not both deliver it in the common case; a worker that dies mid-delivery
+// leaves a claim whose lease expires, and the message is tried again.
+// Delivery functions must therefore be idempotent at the receiver (a
+// stable message id the receiver can deduplicate on).
+//
+// Each kind has its own delivery function (Deliverer.Handle); the
+// deliverer's scheduler, retry policy, retention and claims are shared.
+package outbox

@@ -1,0 +1,277 @@
+package outbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/certmagic"
+
+	"github.com/proofgate/proofgate/internal/store"
+)
+
+// ErrNotFound means the outbox holds no message with that id.
+var ErrNotFound = store.ErrNotFound
+
+// ErrTooLate is Cancel's answer for a message that is being delivered or
+// was delivered.
+var ErrTooLate = errors.New("outbox: message is already being delivered")
+
+// maxFresh bounds the ids remembered between Enqueue and the deliverer's
+// next wake-up; past it the deliverer rescans the whole outbox instead.
+const maxFresh = 10_000
+
+// MaxMessage caps one message's payload, so a document stays small.
+const MaxMessage = 1 << 20
+
+// Outbox is a durable queue of messages in Caddy storage under
+// proofgate/<namespace>/. It is safe for concurrent use.
+type Outbox struct {
+	store    *store.Store
+	storage  certmagic.Storage
+	lockBase string
+	guard    keyedGuard
+	now      func() time.Time
+
+	mu       sync.Mutex
+	fresh    []string
+	overflow bool
+}
+
+// New returns the outbox under proofgate/<namespace>/ in storage. now is
+// the clock (time.Now when nil). Enqueue through the same Outbox the
+// Deliverer was made with, so Notify finds new messages without a rescan.
+func New(storage certmagic.Storage, namespace string, now func() time.Time) *Outbox {
+	if now == nil {
+		now = time.Now
+	}
+	return &Outbox{
+		store:    store.New(storage, namespace),
+		storage:  storage,
+		lockBase: path.Join(store.Prefix, "locks", namespace) + "/",
+		guard:    keyedGuard{held: map[string]struct{}{}},
+		now:      now,
+	}
+}
+
+// Store returns the document store of the outbox (tests use it to plant
+// documents).
+func (o *Outbox) Store() *store.Store { return o.store }
+
+// Enqueue stores a message of kind with payload (marshalled to JSON) under
+// id: one durable write. Once it returns nil the message will be
+// attempted, even if the process restarts first. Enqueueing an id again
+// replaces the message and restarts its delivery (callers use
+// deterministic ids to make a retried operation idempotent). Errors wrap
+// backend.ErrUnavailable when storage failed.
+func (o *Outbox) Enqueue(ctx context.Context, id, kind string, payload any) error {
+	if !ValidID(id) {
+		return fmt.Errorf("outbox: message id %q is not 1-200 letters, digits, '-', '_' or '.'", id)
+	}
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		return fmt.Errorf("outbox: encoding message %s: %w", id, err)
+	}
+	if len(raw) > MaxMessage {
+		return fmt.Errorf("outbox: message %s is larger than %d bytes", id, MaxMessage)
+	}
+	now := o.now().UTC()
+	doc := Document{
+		Kind:    kind,
+		Message: raw,
+		Status: Status{
+			State:       StateQueued,
+			NextAttempt: now,
+			CreatedAt:   now,
+			UpdatedAt:   now,
+		},
+	}
+	if err := o.store.Put(ctx, id, &doc); err != nil {
+		return err
+	}
+	o.remember(id)
+	return nil
+}
+
+// Replace is Enqueue for an id a worker may be holding (a message
+// re-staged after an earlier attempt): it waits for the message's guard
+// and storage lock, so a worker recording an outcome cannot overwrite the
+// fresh message with the old one's.
+func (o *Outbox) Replace(ctx context.Context, id, kind string, payload any) error {
+	if !ValidID(id) {
+		return fmt.Errorf("outbox: message id %q is not 1-200 letters, digits, '-', '_' or '.'", id)
+	}
+	release, err := o.guard.acquire(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer release()
+	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := o.storage.Lock(lctx, o.lockName(id)); err != nil {
+		return err
+	}
+	defer o.unlock(id)
+	return o.Enqueue(ctx, id, kind, payload)
+}
+
+func (o *Outbox) remember(id string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.fresh) < maxFresh {
+		o.fresh = append(o.fresh, id)
+	} else {
+		o.overflow = true
+	}
+}
+
+// Cancel withdraws a message whose request failed after Enqueue. A queued
+// (or failed) message is deleted; one being delivered or already delivered
+// is not, and Cancel returns ErrTooLate. An unknown id is not an error.
+func (o *Outbox) Cancel(ctx context.Context, id string) error {
+	if !ValidID(id) {
+		return nil
+	}
+	o.forget(id)
+	release, err := o.guard.acquire(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer release()
+	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := o.storage.Lock(lctx, o.lockName(id)); err != nil {
+		return err
+	}
+	defer o.unlock(id)
+	var doc Document
+	switch err := o.store.Get(ctx, id, &doc); {
+	case errors.Is(err, ErrNotFound):
+		return nil
+	case err != nil:
+		return err
+	}
+	if doc.Status.State == StateSending || doc.Status.State == StateSent {
+		return ErrTooLate
+	}
+	return o.store.Delete(ctx, id)
+}
+
+// Status returns the delivery status of message id, or ErrNotFound (also
+// once a finished message has outlived its retention).
+func (o *Outbox) Status(ctx context.Context, id string) (Status, error) {
+	doc, err := o.Get(ctx, id)
+	return doc.Status, err
+}
+
+// Get returns the stored document of message id, or ErrNotFound.
+func (o *Outbox) Get(ctx context.Context, id string) (Document, error) {
+	var doc Document
+	err := o.store.Get(ctx, id, &doc)
+	return doc, err
+}
+
+// takeFresh returns the ids enqueued since the last call, and whether some
+// were not remembered (the caller must then scan the whole outbox).
+func (o *Outbox) takeFresh() ([]string, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	ids, overflow := o.fresh, o.overflow
+	o.fresh, o.overflow = nil, false
+	return ids, overflow
+}
+
+func (o *Outbox) forget(id string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i, f := range o.fresh {
+		if f == id {
+			o.fresh = append(o.fresh[:i], o.fresh[i+1:]...)
+			return
+		}
+	}
+}
+
+func (o *Outbox) lockName(id string) string { return o.lockBase + id }
+
+// tryLock takes the storage lock of message id without waiting long: a
+// message locked elsewhere is being claimed by another instance.
+func (o *Outbox) tryLock(ctx context.Context, id string) (bool, error) {
+	name := o.lockName(id)
+	if tl, ok := o.storage.(certmagic.TryLocker); ok {
+		return tl.TryLock(ctx, name)
+	}
+	lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if err := o.storage.Lock(lctx, name); err != nil {
+		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}
+
+func (o *Outbox) unlock(id string) {
+	// A fresh context: the lock must be released even when the caller's
+	// context has ended (Stop), or others would wait for it to go stale.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = o.storage.Unlock(ctx, o.lockName(id))
+}
+
+// keyedGuard is an in-process mutex per message id, so two goroutines of
+// one process never claim (or claim and cancel) the same message at once
+// without a round trip to the storage lock.
+type keyedGuard struct {
+	mu      sync.Mutex
+	held    map[string]struct{}
+	changed chan struct{} // closed and replaced on every release
+}
+
+// tryAcquire takes id's guard if it is free.
+func (g *keyedGuard) tryAcquire(id string) (func(), bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if _, busy := g.held[id]; busy {
+		return nil, false
+	}
+	g.held[id] = struct{}{}
+	return func() { g.release(id) }, true
+}
+
+// acquire waits for id's guard until ctx ends.
+func (g *keyedGuard) acquire(ctx context.Context, id string) (func(), error) {
+	for {
+		g.mu.Lock()
+		if _, busy := g.held[id]; !busy {
+			g.held[id] = struct{}{}
+			g.mu.Unlock()
+			return func() { g.release(id) }, nil
+		}
+		if g.changed == nil {
+			g.changed = make(chan struct{})
+		}
+		changed := g.changed
+		g.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+func (g *keyedGuard) release(id string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.held, id)
+	if g.changed != nil {
+		close(g.changed)
+		g.changed = nil
+	}
+}

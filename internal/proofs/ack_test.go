@@ -1,0 +1,136 @@
+package proofs
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/certmagic"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/outbox"
+	"github.com/proofgate/proofgate/internal/testenv/wallet"
+)
+
+// fastAcks is an ack deliverer on storage that retries every 20ms.
+func fastAcks(t *testing.T, storage certmagic.Storage) *outbox.Deliverer {
+	d := outbox.NewDeliverer(outbox.New(storage, AckNamespace, nil), outbox.Options{
+		DefaultKind: AckKind, MaxAttempts: 50, Logger: zaptest.NewLogger(t),
+		Backoff: func(int) time.Duration { return 20 * time.Millisecond },
+	})
+	t.Cleanup(d.Stop)
+	return d
+}
+
+// presented makes a record in presentation-received, answered by w.
+func presented(t *testing.T, a *Agent, w *wallet.T) string {
+	t.Helper()
+	req := indyRequest()
+	req.AutoAcceptProof = AutoAcceptNever
+	res, err := a.Service().Create(context.Background(), testOrg, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := w.ReadInvitation(res.InvitationURL)
+	if _, err := a.Receive(context.Background(), w.Present(inv, wallet.SampleIndyProof(), false)); err != nil {
+		t.Fatal(err)
+	}
+	return res.ProofRecord.ID
+}
+
+func waitAckMetadata(t *testing.T, s *Service, id string, sent bool) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		rec, err := s.LoadRecord(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ack, _ := rec.Metadata[MetadataAck].(map[string]any)
+		if ack["sent"] == sent {
+			return ack
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("metadata.ack %v, want sent=%v", ack, sent)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// An ack whose first attempt fails is kept in the outbox and delivered by
+// the next process on the same storage; metadata.ack follows.
+func TestAckSurvivesRestart(t *testing.T) {
+	st := fileStorage(t)
+	svc := newTestService(t, st)
+	w := wallet.NewT(t, wallet.Options{})
+	first := NewAgent(svc, AgentConfig{AllowPrivateEndpoints: true, Acks: fastAcks(t, st)}) // never started: it "dies"
+	id := presented(t, first, w)
+	w.SetStatus(http.StatusServiceUnavailable)
+	rec, err := first.Accept(context.Background(), testOrg, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ack := rec.Metadata[MetadataAck].(map[string]any)
+	if rec.State != backend.StateDone || ack["sent"] != false || ack["state"] != "queued" || ack["error"] != "http-503" || ack["attempts"] != float64(1) {
+		t.Fatalf("record %+v", rec)
+	}
+	w.Next() // the refused attempt
+	first.Close()
+
+	w.SetStatus(http.StatusAccepted)
+	acks := fastAcks(t, st)
+	second := NewAgent(newTestService(t, st), AgentConfig{AllowPrivateEndpoints: true, Acks: acks})
+	t.Cleanup(second.Close)
+	acks.Start()
+	if got := w.Next(); got.Type() != TypeAckV2 || got.ThreadID() != rec.ThreadID {
+		t.Fatalf("got %s", got.Raw)
+	}
+	ack = waitAckMetadata(t, svc, id, true)
+	if ack["state"] != "sent" || ack["attempts"] != float64(2) || ack["error"] != nil || ack["endpoint"] != w.URL() {
+		t.Fatalf("metadata.ack %v", ack)
+	}
+}
+
+// The ack's message is written before the record: if the process died
+// between the two writes, the message finds its record not done and sends
+// nothing; an accept that then succeeds sends the ack once.
+func TestAckMessageBeforeRecord(t *testing.T) {
+	st := fileStorage(t)
+	acks := fastAcks(t, st)
+	a := NewAgent(newTestService(t, st), AgentConfig{AllowPrivateEndpoints: true, Acks: acks})
+	t.Cleanup(a.Close)
+	w := wallet.NewT(t, wallet.Options{})
+	id := presented(t, a, w)
+	// The crash: the message is there, the record never moved.
+	results := make(chan outbox.Status, 10)
+	acks.Handle(AckKind, a.deliverAck, func(_ outbox.Entry, s outbox.Status) { results <- s })
+	if err := acks.Outbox().Enqueue(context.Background(), ackMessageID(id), AckKind, ackMessage{RecordID: id}); err != nil {
+		t.Fatal(err)
+	}
+	acks.Start()
+	acks.Notify()
+	select {
+	case s := <-results:
+		if s.State != outbox.StateQueued || s.LastError != "record-not-done" {
+			t.Fatalf("status %+v", s)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no attempt")
+	}
+	w.None()
+	acks.Handle(AckKind, a.deliverAck, a.ackResult)
+	rec, err := a.Accept(context.Background(), testOrg, id)
+	if err != nil || rec.State != backend.StateDone {
+		t.Fatalf("accept %+v, %v", rec, err)
+	}
+	// The first attempt is the accept's own, or (if a worker held the
+	// message at that moment) the worker's next.
+	if got := w.Next(); got.Type() != TypeAckV2 {
+		t.Fatalf("got %s", got.Raw)
+	}
+	waitAckMetadata(t, a.Service(), id, true)
+	time.Sleep(200 * time.Millisecond) // room for a wrong second delivery
+	w.None()
+}

@@ -1,0 +1,100 @@
+package proofs
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/proofgate/proofgate/internal/backend"
+)
+
+// MaxRecipientLookups bounds the recipients of one inbound envelope that
+// may cost storage reads (each up to two: the org key, then the record
+// key). An envelope may name didcomm.MaxRecipients keys, and anyone may
+// post one: without this bound, 32 made-up keys cost 64 reads per
+// anonymous request, billed round trips on remote storage. A real sender
+// encrypts to the one key our invitation gave, perhaps beside a few of its
+// own; keys known to be ours or known not to be cost nothing.
+const MaxRecipientLookups = 4
+
+// Negative cache of verkeys that are neither an org key nor a record key:
+// bounded in size (oldest evicted first) and short-lived, so that storage
+// that answers "not found" for a moment (an eventually consistent remote
+// store) cannot keep a real key refused for long. Verkeys of new keys are
+// random, so nobody can have asked for one before it existed.
+const (
+	maxAbsentKeys = 4096
+	absentTTL     = time.Minute
+)
+
+// absentKeys remembers verkeys that are not ours.
+type absentKeys struct {
+	mu    sync.Mutex
+	at    map[string]time.Time
+	order []string // insertion order, for eviction
+	now   func() time.Time
+}
+
+func newAbsentKeys(now func() time.Time) *absentKeys {
+	return &absentKeys{at: map[string]time.Time{}, now: now}
+}
+
+func (a *absentKeys) has(verkey string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	t, ok := a.at[verkey]
+	if ok && a.now().Sub(t) > absentTTL {
+		delete(a.at, verkey)
+		return false
+	}
+	return ok
+}
+
+func (a *absentKeys) add(verkey string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.at[verkey]; !ok {
+		a.order = append(a.order, verkey)
+	}
+	a.at[verkey] = a.now()
+	for len(a.order) > maxAbsentKeys {
+		delete(a.at, a.order[0])
+		a.order = a.order[1:]
+	}
+	if cap(a.order) > 4*maxAbsentKeys {
+		a.order = append([]string(nil), a.order...) // let the old array go
+	}
+}
+
+// forget drops a verkey that became ours (a key this instance created).
+func (a *absentKeys) forget(verkey string) {
+	a.mu.Lock()
+	delete(a.at, verkey)
+	a.mu.Unlock()
+}
+
+// RecipientFinder returns the key lookup for one inbound envelope: it
+// answers from memory where it can (org keys already seen, verkeys known
+// not to be ours) and lets at most MaxRecipientLookups of the envelope's
+// recipients reach storage; past that, a recipient counts as not ours.
+func (s *Service) RecipientFinder() func(ctx context.Context, verkey string) (Recipient, error) {
+	budget := MaxRecipientLookups
+	return func(ctx context.Context, verkey string) (Recipient, error) {
+		if ok, found := s.keys.cached(verkey); found {
+			return Recipient{Key: ok.Key, OrgID: ok.OrgID}, nil
+		}
+		if s.keys.absent.has(verkey) {
+			return Recipient{}, backend.ErrNotFound
+		}
+		if budget == 0 {
+			return Recipient{}, backend.ErrNotFound
+		}
+		budget--
+		r, err := s.RecipientKey(ctx, verkey)
+		if errors.Is(err, backend.ErrNotFound) {
+			s.keys.absent.add(verkey)
+		}
+		return r, err
+	}
+}

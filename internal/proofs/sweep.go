@@ -1,0 +1,130 @@
+package proofs
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/sweeper"
+)
+
+// ErrorInvitationExpired is the errorMessage of a record whose invitation
+// expired (invitation_ttl) before a presentation answered it.
+const ErrorInvitationExpired = "the invitation expired before a presentation answered it"
+
+// invitationExpired reports whether doc's invitation is past
+// InvitationTTL while it still waits for a presentation.
+func (s *Service) invitationExpired(doc *Doc, now time.Time) bool {
+	if s.cfg.InvitationTTL <= 0 || doc.Record.State != backend.StateRequestSent {
+		return false
+	}
+	created, err := time.Parse(backend.TimeFormat, doc.Record.CreatedAt)
+	return err == nil && !now.Before(created.Add(s.cfg.InvitationTTL))
+}
+
+// expire abandons a record whose invitation expired (a transition, so it
+// is notified like any other).
+func (s *Service) expire(ctx context.Context, recordID string) (*Doc, error) {
+	return s.update(ctx, recordID, func(d *Doc) error {
+		if !s.invitationExpired(d, s.cfg.Now()) {
+			return &backend.ConflictError{State: d.Record.State}
+		}
+		return toAbandoned(d, ErrorInvitationExpired)
+	})
+}
+
+// refuseExpired answers a presentation that arrives after its invitation
+// expired: the record is abandoned and the prover gets a problem report.
+// ok is false when the invitation is still valid.
+func (a *Agent) refuseExpired(ctx context.Context, doc *Doc, theirs *ServiceDecorator) (state string, ok bool, err error) {
+	if !a.svc.invitationExpired(doc, a.svc.cfg.Now()) {
+		return "", false, nil
+	}
+	updated, err := a.svc.update(ctx, doc.Record.ID, func(d *Doc) error {
+		if d.Record.State != backend.StateRequestSent {
+			return &backend.ConflictError{State: d.Record.State}
+		}
+		if err := toAbandoned(d, ErrorInvitationExpired); err != nil {
+			return err
+		}
+		d.TheirService = theirs
+		return a.svc.attachConnection(ctx, d, theirs)
+	})
+	if err != nil {
+		return "", true, err
+	}
+	a.reportProblem(ctx, updated, ErrorInvitationExpired)
+	return updated.Record.State, true, nil
+}
+
+// SweepTask deletes done and abandoned records older than RecordRetention
+// (their per-record keys live in them and go too) and abandons records
+// whose invitation expired unanswered (InvitationTTL); a bounded number of
+// records per pass.
+func (s *Service) SweepTask() sweeper.Task {
+	var cursor sweeper.Cursor
+	return sweeper.Task{Name: "records", Run: func(ctx context.Context, now time.Time, budget int) (map[string]int, error) {
+		counts := map[string]int{"records": 0, "invitations_expired": 0}
+		if s.cfg.RecordRetention <= 0 && s.cfg.InvitationTTL <= 0 {
+			return counts, nil
+		}
+		names, err := cursor.Next(ctx, s.records, budget)
+		if err != nil {
+			return counts, err
+		}
+		for _, name := range names {
+			u, ok := ParseID(name)
+			if !ok {
+				continue
+			}
+			doc, err := s.load(ctx, u)
+			if err != nil {
+				if errors.Is(err, backend.ErrUnavailable) {
+					return counts, err
+				}
+				continue
+			}
+			switch {
+			case s.invitationExpired(doc, now):
+				if _, err := s.expire(ctx, name); err == nil {
+					counts["invitations_expired"]++
+				}
+			case s.retentionOver(doc, now):
+				if err := s.deleteFinished(ctx, u.String(), now); err != nil {
+					return counts, err
+				}
+				counts["records"]++
+			}
+		}
+		return counts, nil
+	}}
+}
+
+func (s *Service) retentionOver(doc *Doc, now time.Time) bool {
+	if s.cfg.RecordRetention <= 0 || !Terminal(doc.Record.State) {
+		return false
+	}
+	updated, err := time.Parse(backend.TimeFormat, doc.Record.UpdatedAt)
+	return err == nil && !now.Before(updated.Add(s.cfg.RecordRetention))
+}
+
+// deleteFinished deletes a record under its lock, checking again that it
+// is finished and past its retention (an outcome noted since may have
+// renewed it).
+func (s *Service) deleteFinished(ctx context.Context, id string, now time.Time) error {
+	unlock := recordLocks.lock(id)
+	defer unlock()
+	u, _ := ParseID(id)
+	doc, err := s.load(ctx, u)
+	if errors.Is(err, backend.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !s.retentionOver(doc, now) {
+		return nil
+	}
+	return s.records.Delete(ctx, id)
+}

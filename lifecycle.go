@@ -1,0 +1,254 @@
+package proofgate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyevents"
+	"github.com/caddyserver/certmagic"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+
+	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/outbox"
+	"github.com/proofgate/proofgate/internal/store"
+	"github.com/proofgate/proofgate/internal/sweeper"
+	"github.com/proofgate/proofgate/internal/webhook"
+)
+
+// EventStateChanged is the Caddy event emitted on every state change of a
+// proof record, with the webhook event's data (proofRecordId, threadId,
+// orgId, previousState, state, isVerified, id).
+const EventStateChanged = "proofgate.proof_state_changed"
+
+// webhookNamespace is where webhook messages wait, under proofgate/.
+const webhookNamespace = "webhooks"
+
+// provisionChanges sets up what hears of state changes: the webhooks
+// (durable, through the pooled outbox deliverer) and Caddy's events app.
+// Backends that report their own transitions get the sink; the gateway
+// reports the rest.
+func (h *Handler) provisionChanges(ctx caddy.Context, storage certmagic.Storage, backends []backend.Backend) error {
+	if err := registerCollectors(ctx.GetMetricsRegistry(), lifecycleCollectors()); err != nil {
+		return fmt.Errorf("registering metrics: %v", err)
+	}
+	sink := &changeSink{ctx: ctx, logger: h.logger.Named("changes")}
+	var cfgs []webhook.Config
+	repl := caddy.NewReplacer()
+	for i, c := range h.Webhooks {
+		var err error
+		if c.URL, err = repl.ReplaceOrErr(c.URL, false, true); err != nil {
+			return fmt.Errorf("webhook %d: url: %v", i, err)
+		}
+		if c.URL == "" {
+			h.logger.Info("webhook disabled: its url is empty", zap.Int("webhook", i))
+			continue
+		}
+		if !strings.Contains(c.Secret, "{") {
+			h.logger.Warn("a webhook secret is written in the config: use {env.*} or {file.*} so it stays out of the config dump and the admin API",
+				zap.String("webhook", c.URL))
+		}
+		if c.Secret, err = repl.ReplaceOrErr(c.Secret, true, true); err != nil {
+			return fmt.Errorf("webhook %s: secret: %v", c.URL, err)
+		}
+		cfgs = append(cfgs, c)
+	}
+	if len(cfgs) > 0 {
+		key := outbox.StorageKey(storage, webhookNamespace)
+		logger := h.logger.Named("webhook")
+		d, err := outbox.Acquire(key, func() (*outbox.Deliverer, error) {
+			return outbox.NewDeliverer(outbox.New(storage, webhookNamespace, nil), webhook.DeliveryOptions(logger, nil)), nil
+		})
+		if err != nil {
+			return err
+		}
+		h.webhookKey = key
+		if sink.webhooks, err = webhook.New(cfgs, d, logger, h.confirmChange); err != nil {
+			return err
+		}
+	}
+	app, err := ctx.App("events")
+	if err != nil {
+		return fmt.Errorf("loading the events app: %v", err)
+	}
+	sink.events, _ = app.(*caddyevents.App)
+	h.gw.Changes = sink
+	observed := observedStates{store.New(storage, "observed")}
+	h.gw.Observed = observed
+	for _, b := range backends {
+		if r, ok := b.(backend.ChangeReporter); ok {
+			r.SetChangeSink(sink)
+		}
+	}
+	h.startSweeper(storage, backends, observed.sweepTask())
+	return nil
+}
+
+// startSweeper runs the clean-up of records, invitations and short URLs:
+// the backends' tasks and the gateway's own.
+func (h *Handler) startSweeper(storage certmagic.Storage, backends []backend.Backend, own ...sweeper.Task) {
+	tasks := own
+	for _, b := range backends {
+		if s, ok := b.(interface{ SweepTasks() []sweeper.Task }); ok {
+			tasks = append(tasks, s.SweepTasks()...)
+		}
+	}
+	if h.gw.ShortURLs != nil {
+		tasks = append(tasks, h.gw.ShortURLs.SweepTask())
+	}
+	h.sweeper = sweeper.New(storage, tasks, sweeper.Options{
+		Logger: h.logger.Named("sweeper"),
+		OnRemoved: func(what string, n int) {
+			lifecycleMetrics.swept.WithLabelValues(what).Add(float64(n))
+		},
+	})
+	h.sweeper.Start()
+}
+
+// confirmChange asks the org's backend whether a record really reached a
+// state, where it can tell (the local verifier); agents' changes were
+// reported after the fact and need no check.
+func (h *Handler) confirmChange(ctx context.Context, orgID, recordID, state string) (bool, error) {
+	b, _, ok := h.gw.Backends.Route(orgID)
+	if !ok {
+		return true, nil
+	}
+	c, ok := b.(backend.ChangeConfirmer)
+	if !ok {
+		return true, nil
+	}
+	return c.Reached(ctx, recordID, state)
+}
+
+// cleanupChanges releases this handler's hold on the webhook deliverer
+// and stops its sweeper.
+func (h *Handler) cleanupChanges() error {
+	if h.sweeper != nil {
+		h.sweeper.Stop()
+		h.sweeper = nil
+	}
+	if h.webhookKey == "" {
+		return nil
+	}
+	err := outbox.Release(h.webhookKey)
+	h.webhookKey = ""
+	return err
+}
+
+func registerCollectors(reg *prometheus.Registry, cs []prometheus.Collector) error {
+	if reg == nil {
+		return nil
+	}
+	for _, c := range cs {
+		if err := reg.Register(c); err != nil {
+			var already prometheus.AlreadyRegisteredError
+			if !errors.As(err, &already) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// changeSink fans a state change out to the webhooks (staged in the
+// outbox before the change is stored) and, once it is stored, to Caddy's
+// events app.
+type changeSink struct {
+	ctx      caddy.Context
+	logger   *zap.Logger
+	webhooks *webhook.Dispatcher
+	events   *caddyevents.App
+}
+
+// Stage implements backend.ChangeSink.
+func (s *changeSink) Stage(ctx context.Context, c backend.StateChange) (backend.Staged, error) {
+	var inner backend.Staged = backend.NopStaged{}
+	if s.webhooks != nil {
+		st, err := s.webhooks.Stage(ctx, c)
+		if err != nil {
+			lifecycleMetrics.events.Inc()
+			return nil, err
+		}
+		inner = st
+	}
+	return &sinkStaged{sink: s, inner: inner, change: c}, nil
+}
+
+type sinkStaged struct {
+	sink   *changeSink
+	inner  backend.Staged
+	change backend.StateChange
+}
+
+func (st *sinkStaged) Commit() {
+	st.inner.Commit()
+	lifecycleMetrics.changes.WithLabelValues(st.change.Record.State).Inc()
+	st.sink.logger.Info("proof record state changed",
+		zap.String("proof_record_id", st.change.Record.ID),
+		zap.String("previous_state", st.change.PreviousState),
+		zap.String("state", st.change.Record.State))
+	if st.sink.events != nil {
+		st.sink.events.Emit(st.sink.ctx, EventStateChanged, webhook.EventData(st.change))
+	}
+}
+
+func (st *sinkStaged) Abort(ctx context.Context) { st.inner.Abort(ctx) }
+
+// observedStates keeps the last state seen of each agent record, one small
+// document per record under proofgate/observed/. Two instances reading a
+// record at once may both report its change: the event has one id
+// (backend.ChangeID), so receivers see a duplicate, never a wrong event.
+type observedStates struct{ store *store.Store }
+
+type observedState struct {
+	State  string    `json:"state"`
+	SeenAt time.Time `json:"seenAt"`
+}
+
+// observedRetention is how long a record's last seen state is kept after
+// it was last seen (the sweeper deletes older ones; a read after that
+// remembers the state again without reporting it).
+const observedRetention = 30 * 24 * time.Hour
+
+func (o observedStates) Swap(ctx context.Context, id, state string) (string, bool, error) {
+	var old observedState
+	err := o.store.Get(ctx, id, &old)
+	known := err == nil
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return "", false, err
+	}
+	if known && old.State == state && time.Since(old.SeenAt) < observedRetention/2 {
+		return state, true, nil
+	}
+	return old.State, known, o.store.Put(ctx, id, observedState{State: state, SeenAt: time.Now().UTC()})
+}
+
+// sweepTask deletes states not seen for observedRetention.
+func (o observedStates) sweepTask() sweeper.Task {
+	var cursor sweeper.Cursor
+	return sweeper.Task{Name: "observed", Run: func(ctx context.Context, now time.Time, budget int) (map[string]int, error) {
+		removed := 0
+		names, err := cursor.Next(ctx, o.store, budget)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range names {
+			var st observedState
+			if err := o.store.Get(ctx, id, &st); err != nil {
+				continue
+			}
+			if now.Sub(st.SeenAt) < observedRetention {
+				continue
+			}
+			if err := o.store.Delete(ctx, id); err != nil {
+				return map[string]int{"observed_states": removed}, err
+			}
+			removed++
+		}
+		return map[string]int{"observed_states": removed}, nil
+	}}
+}
