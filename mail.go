@@ -17,6 +17,7 @@ import (
 	"github.com/proofgate/proofgate/handlers"
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/mail"
+	"github.com/proofgate/proofgate/internal/metrics"
 	"github.com/proofgate/proofgate/internal/secret"
 )
 
@@ -32,6 +33,11 @@ var mailPool = caddy.NewUsagePool()
 type pooledDeliverer struct {
 	*mail.Deliverer
 	sink atomic.Pointer[func(mail.Message, mail.Status)]
+}
+
+// Destruct stops the deliverer and its metrics (caddy.Destructor).
+func (p *pooledDeliverer) Destruct() error {
+	return p.Deliverer.Destruct()
 }
 
 func (p *pooledDeliverer) onResult(m mail.Message, s mail.Status) {
@@ -105,7 +111,7 @@ func (h *Handler) recordMailOutcome(m mail.Message, s mail.Status) {
 	if s.State.Final() {
 		outcome = string(s.State)
 	}
-	metrics.mails.WithLabelValues(outcome).Inc()
+	metrics.MailAttempt(outcome)
 	b, _, ok := h.gw.Backends.Route(m.OrgID)
 	if !ok {
 		return

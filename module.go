@@ -23,6 +23,7 @@ import (
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/config"
 	"github.com/proofgate/proofgate/internal/idempotency"
+	"github.com/proofgate/proofgate/internal/metrics"
 	"github.com/proofgate/proofgate/internal/shorturl"
 	"github.com/proofgate/proofgate/internal/store"
 	"github.com/proofgate/proofgate/internal/sweeper"
@@ -69,6 +70,7 @@ type Handler struct {
 	// URLs opened in a browser get the invitation page.
 	invitationLinks map[string]invitationLink
 	logger          *zap.Logger
+	requestLog      *zap.Logger // one line per handled request (requestlog.go)
 }
 
 // CaddyModule returns the Caddy module information.
@@ -82,7 +84,8 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 // Provision loads the backends and auth providers and builds the gateway.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
-	if err := registerMetrics(ctx.GetMetricsRegistry()); err != nil {
+	h.requestLog = h.logger.Named(RequestLoggerName)
+	if err := metrics.Register(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering metrics: %v", err)
 	}
 	if h.MaxBodySize == 0 {
@@ -95,7 +98,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.MaxRecipients = DefaultMaxRecipients
 	}
 
-	r := &router{byName: map[string]backend.Backend{}, orgs: h.Orgs, defaultName: h.DefaultBackend}
+	r := &router{byName: map[string]backend.Backend{}, orgs: h.Orgs, defaultName: h.DefaultBackend, names: map[backend.Backend]string{}}
 	if h.BackendsRaw != nil {
 		mods, err := ctx.LoadModule(h, "BackendsRaw")
 		if err != nil {
@@ -107,6 +110,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 				return fmt.Errorf("backend %s: module %T is not a proofgate backend", name, m)
 			}
 			r.byName[name] = b
+			r.names[b] = name
 		}
 	}
 	if r.defaultName == "" && len(r.byName) == 1 {
@@ -268,14 +272,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	start := time.Now()
 	sw := statusWriters.Get().(*statusWriter)
-	sw.ResponseWriter, sw.status = w, 0
+	sw.ResponseWriter, sw.status, sw.note = w, 0, handlers.RequestNote{}
 	defer func() {
 		// A bug must cost one request a 500, never the connection.
 		if rec := recover(); rec != nil {
 			handlers.WriteInternalError(sw, h.logger, fmt.Sprintf("panic: %v", rec))
 		}
-		observe(route.operation(), sw.status, start)
-		sw.ResponseWriter = nil
+		d := time.Since(start)
+		metrics.ObserveRequest(route.operation(), sw.note.Backend, sw.status, d)
+		h.logRequest(r, route, param, sw, d)
+		sw.ResponseWriter, sw.note = nil, handlers.RequestNote{}
 		statusWriters.Put(sw)
 	}()
 	h.serve(sw, r, route, param)

@@ -1,11 +1,21 @@
 package proofgate
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/proofgate/proofgate/handlers"
+	"github.com/proofgate/proofgate/internal/auth"
+	"github.com/proofgate/proofgate/internal/auth/apikey"
 )
 
 // BenchmarkPassThrough measures what proofgate adds to requests that are
@@ -21,5 +31,45 @@ func BenchmarkPassThrough(b *testing.B) {
 		if err := h.ServeHTTP(w, r, next); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkUnauthorized is a 401 through the module: route match, the
+// gateway's answer, metrics, and the request log line (written as JSON to
+// a file, as Caddy's log would; "silenced" is the logger excluded by
+// Caddy's log configuration).
+func BenchmarkUnauthorized(b *testing.B) {
+	for _, mode := range []string{"logged", "silenced"} {
+		b.Run(mode, func(b *testing.B) {
+			keys := &apikey.Provider{Keys: []apikey.Key{{Key: "bench-key-0123456789abcdef", Orgs: []string{"org"}}}}
+			if err := keys.Provision(caddy.Context{}); err != nil {
+				b.Fatal(err)
+			}
+			logger := zap.NewNop()
+			if mode == "logged" {
+				f, err := os.Create(filepath.Join(b.TempDir(), "requests.log"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer f.Close()
+				logger = zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), zapcore.Lock(f), zapcore.InfoLevel))
+			}
+			h := &Handler{
+				gw:         &handlers.Gateway{Logger: zap.NewNop(), Auth: auth.Chain{keys}},
+				logger:     zap.NewNop(),
+				requestLog: logger,
+			}
+			next := caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { return nil })
+			r := httptest.NewRequest(http.MethodPost, "/orgs/0f8fad5b-d9cb-469f-a165-70867728950e/proofs/oob?requestType=indy", nil)
+			repl := caddy.NewReplacer()
+			r = r.WithContext(context.WithValue(r.Context(), caddy.ReplacerCtxKey, repl))
+			b.ReportAllocs()
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				if err := h.ServeHTTP(w, r, next); err != nil || w.Code != http.StatusUnauthorized {
+					b.Fatal(err, w.Code)
+				}
+			}
+		})
 	}
 }

@@ -15,7 +15,12 @@ type router struct {
 	defaultName string
 	all         []backend.Backend
 	orgIDs      []string // sorted keys of orgs
+	names       map[backend.Backend]string
 }
+
+// Name returns the configured name of b, for the metrics and the request
+// log.
+func (r *router) Name(b backend.Backend) string { return r.names[b] }
 
 // index fixes the order in which backends are asked about records: the
 // default first, since most records live there.

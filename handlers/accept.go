@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/metrics"
 	"github.com/proofgate/proofgate/internal/validate"
 )
 
@@ -15,6 +16,7 @@ func (g *Gateway) AcceptPresentation(w http.ResponseWriter, r *http.Request, rec
 		return
 	}
 	if err := validate.ProofRecordID(recordID); err != nil {
+		metrics.ValidationFailures([]string{err.Error()})
 		writeError(w, http.StatusBadRequest, []string{err.Error()})
 		return
 	}
@@ -23,6 +25,7 @@ func (g *Gateway) AcceptPresentation(w http.ResponseWriter, r *http.Request, rec
 		writeBackendError(w, g.Logger, recordID, err)
 		return
 	}
+	g.noteBackend(w, b, orgID)
 	if !principal.Authorize(orgID, g.AllowedRoles) {
 		writeForbidden(w)
 		return

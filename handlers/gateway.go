@@ -17,6 +17,7 @@ import (
 	"github.com/proofgate/proofgate/internal/auth"
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/idempotency"
+	"github.com/proofgate/proofgate/internal/metrics"
 	"github.com/proofgate/proofgate/internal/shorturl"
 	"github.com/proofgate/proofgate/internal/validate"
 )
@@ -72,6 +73,9 @@ const maxOwnershipQueries = 16
 // authenticate runs the provider chain; on failure it has answered 401.
 func (g *Gateway) authenticate(w http.ResponseWriter, r *http.Request) (*auth.Principal, bool) {
 	p, challenge, err := g.Auth.Authenticate(r)
+	if err != nil {
+		metrics.AuthFailure(authFailureReason(err))
+	}
 	if errors.Is(err, auth.ErrUnavailable) {
 		g.Logger.Warn("credentials cannot be checked", zap.Error(err))
 		w.Header().Set("Retry-After", "5")

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/proofgate/proofgate/internal/bodyread"
+	"github.com/proofgate/proofgate/internal/metrics"
 	"github.com/proofgate/proofgate/internal/validate"
 )
 
@@ -29,6 +30,7 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 		return
 	}
 	if err := validate.OrgID(orgID); err != nil {
+		metrics.ValidationFailures([]string{err.Error()})
 		writeError(w, http.StatusBadRequest, []string{err.Error()})
 		return
 	}
@@ -49,6 +51,7 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 	if err != nil {
 		var problems validate.Errors
 		if errors.As(err, &problems) {
+			metrics.ValidationFailures(problems)
 			writeError(w, http.StatusBadRequest, []string(problems))
 			return
 		}
@@ -69,6 +72,10 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 		writeError(w, http.StatusNotFound, fmt.Sprintf("org %s is not served by this gateway", orgID))
 		return
 	}
+	g.noteBackend(w, b, orgID)
+	if n := noteOf(w); n != nil {
+		n.Recipients = req.Emails
+	}
 	c := &creation{g: g, b: b, org: org, req: req}
 	g.idempotent(w, r, principal, orgID, body, func(w http.ResponseWriter) { g.create(w, r, c) })
 }
@@ -84,7 +91,7 @@ func (g *Gateway) create(w http.ResponseWriter, r *http.Request, c *creation) {
 		}
 		c.commit()
 		d := c.done[0]
-		writeCreated(w, oobData{
+		writeCreatedOne(w, oobData{
 			ProofRecordID:     d.result.ProofRecord.ID,
 			ProofRecordThID:   d.result.ProofRecord.ThreadID,
 			OutOfBandID:       d.result.OutOfBandID,

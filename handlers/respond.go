@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/uuid"
 	"go.uber.org/zap"
+
+	"github.com/proofgate/proofgate/internal/metrics"
 )
 
 // errorBody is every error response: statusCode equals the HTTP status and
@@ -44,13 +46,35 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		w.WriteHeader(http.StatusInternalServerError)
 		return
 	}
+	writeBody(w, status, b)
+}
+
+// writeBody writes b, a JSON document, as the response body with status.
+// The header keys are already canonical, so they are assigned directly
+// (Header.Set would canonicalize them again on every response).
+func writeBody(w http.ResponseWriter, status int, b []byte) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(len(b)))
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
+	h["Content-Type"] = []string{"application/json; charset=utf-8"}
+	h["Content-Length"] = []string{strconv.Itoa(len(b))}
+	h["Cache-Control"] = []string{"no-store"}
+	h["X-Content-Type-Options"] = []string{"nosniff"}
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
+}
+
+// The interface's exact 401 and 403 bodies, encoded once: they are the
+// answers to unauthenticated traffic, the cheapest a request can get.
+var (
+	unauthorizedBody = mustMarshal(errorBody{StatusCode: http.StatusUnauthorized, Error: "Unauthorized"})
+	forbiddenBody    = mustMarshal(errorBody{StatusCode: http.StatusForbidden, Error: "Forbidden"})
+)
+
+func mustMarshal(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 // MaxMessages caps the problems listed in one 400: a body built to fail
@@ -80,13 +104,14 @@ func writeError(w http.ResponseWriter, status int, message any) {
 
 // writeUnauthorized writes the interface's exact 401 body and a challenge.
 func writeUnauthorized(w http.ResponseWriter, challenge string) {
-	w.Header().Set("WWW-Authenticate", challenge)
-	writeJSON(w, http.StatusUnauthorized, errorBody{StatusCode: http.StatusUnauthorized, Error: "Unauthorized"})
+	w.Header()["Www-Authenticate"] = []string{challenge}
+	writeBody(w, http.StatusUnauthorized, unauthorizedBody)
 }
 
 // writeForbidden writes the interface's exact 403 body.
 func writeForbidden(w http.ResponseWriter) {
-	writeJSON(w, http.StatusForbidden, errorBody{StatusCode: http.StatusForbidden, Error: "Forbidden"})
+	metrics.AuthFailure(metrics.AuthForbidden)
+	writeBody(w, http.StatusForbidden, forbiddenBody)
 }
 
 // WriteInternalError logs err under a fresh request id and answers 500 with

@@ -33,9 +33,9 @@ func metricValue(t *testing.T, series string) float64 {
 
 func TestMetrics(t *testing.T) {
 	startCaddy(t, "")
-	created := `caddy_proofgate_requests_total{code="201",operation="send_oob"}`
-	denied := `caddy_proofgate_requests_total{code="401",operation="send_oob"}`
-	notFound := `caddy_proofgate_requests_total{code="404",operation="accept_presentation"}`
+	created := `caddy_proofgate_requests_total{backend="local",class="2xx",code="201",operation="send_oob"}`
+	denied := `caddy_proofgate_requests_total{backend="none",class="4xx",code="401",operation="send_oob"}`
+	notFound := `caddy_proofgate_requests_total{backend="none",class="4xx",code="404",operation="accept_presentation"}`
 	before := []float64{metricValue(t, created), metricValue(t, denied), metricValue(t, notFound)}
 
 	postJSON(t, oobPath(orgA, "indy"), keyA, indyBody)
@@ -52,7 +52,8 @@ func TestMetrics(t *testing.T) {
 			t.Errorf("%s grew by %v, want %v", tc.series, got, tc.delta)
 		}
 	}
-	if metricValue(t, `caddy_proofgate_request_duration_seconds_count{operation="send_oob"}`) < 3 {
+	if metricValue(t, `caddy_proofgate_request_duration_seconds_count{backend="local",operation="send_oob"}`)+
+		metricValue(t, `caddy_proofgate_request_duration_seconds_count{backend="none",operation="send_oob"}`) < 3 {
 		t.Error("durations not observed")
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/bodyread"
+	"github.com/proofgate/proofgate/internal/metrics"
 	"github.com/proofgate/proofgate/internal/proofs"
 )
 
@@ -117,6 +118,11 @@ func (l *Local) ServeDIDComm(w http.ResponseWriter, r *http.Request) {
 	// A record transition that started finishes even if the sender hangs up.
 	got, err := l.agent.Receive(context.WithoutCancel(r.Context()), body)
 	status := DIDCommStatus(err)
+	if status == http.StatusAccepted {
+		metrics.DIDCommMessage(metrics.In, got.Type, metrics.Accepted)
+	} else {
+		metrics.DIDCommMessage(metrics.In, got.Type, metrics.Rejected)
+	}
 	if l.logger != nil {
 		switch {
 		case err == nil:

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/proofgate/proofgate/internal/metrics"
+
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 )
@@ -134,6 +136,11 @@ type Deliverer struct {
 	sched    map[string]time.Time // id → when it is next due
 	running  map[string]bool      // ids handed to a worker
 	finished map[string]time.Time // final messages → end of retention
+	// waiting remembers when each unfinished message was queued, for the
+	// backlog metrics (Backlog).
+	waiting map[string]time.Time
+	// unreport stops the backlog metrics' reading of this deliverer.
+	unreport func()
 }
 
 // NewDeliverer prepares a deliverer of outbox's messages. Register a
@@ -150,6 +157,7 @@ func NewDeliverer(outbox *Outbox, opts Options) *Deliverer {
 		sched:     map[string]time.Time{},
 		running:   map[string]bool{},
 		finished:  map[string]time.Time{},
+		waiting:   map[string]time.Time{},
 	}
 	empty := map[string]kind{}
 	d.kinds.Store(&empty)
@@ -206,6 +214,8 @@ func (d *Deliverer) Start() {
 	d.sched = map[string]time.Time{}
 	d.running = map[string]bool{}
 	d.finished = map[string]time.Time{}
+	d.waiting = map[string]time.Time{}
+	d.unreport = metrics.ReportOutbox(metricKind(d.opts.DefaultKind), d.Backlog)
 	go d.run(ctx, d.done)
 }
 
@@ -239,11 +249,14 @@ func (d *Deliverer) Destruct() error {
 // nothing.
 func (d *Deliverer) Stop() {
 	d.mu.Lock()
-	cancel, done := d.cancel, d.done
-	d.cancel, d.done = nil, nil
+	cancel, done, unreport := d.cancel, d.done, d.unreport
+	d.cancel, d.done, d.unreport = nil, nil, nil
 	d.mu.Unlock()
 	if cancel == nil {
 		return
+	}
+	if unreport != nil {
+		unreport()
 	}
 	cancel()
 	<-done
@@ -321,9 +334,13 @@ func (d *Deliverer) run(ctx context.Context, done chan struct{}) {
 func (d *Deliverer) schedule(ids ...string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	now := d.opts.Now()
 	for _, id := range ids {
 		if !d.running[id] {
 			d.sched[id] = time.Time{}
+		}
+		if _, ok := d.waiting[id]; !ok {
+			d.waiting[id] = now
 		}
 	}
 }
@@ -362,6 +379,8 @@ func (d *Deliverer) finish(id string, next time.Time, keep bool) {
 	delete(d.running, id)
 	if keep {
 		d.sched[id] = next
+	} else {
+		delete(d.waiting, id)
 	}
 	d.mu.Unlock()
 	select {
@@ -405,9 +424,15 @@ func (d *Deliverer) scan(ctx context.Context) {
 		d.mu.Lock()
 		if doc.Status.State.Final() && due.After(now) {
 			d.finished[id] = due
+			delete(d.waiting, id)
 		} else if !d.running[id] {
 			delete(d.finished, id)
 			d.sched[id] = due
+			if !doc.Status.State.Final() {
+				if _, ok := d.waiting[id]; !ok {
+					d.waiting[id] = doc.Status.CreatedAt
+				}
+			}
 		}
 		d.mu.Unlock()
 	}
@@ -417,5 +442,25 @@ func (d *Deliverer) scan(ctx context.Context) {
 			delete(d.finished, id)
 		}
 	}
+	for id := range d.waiting {
+		if !seen[id] && !d.running[id] {
+			delete(d.waiting, id)
+		}
+	}
 	d.mu.Unlock()
+}
+
+// Backlog reports the messages that wait for delivery (queued, retrying
+// or being sent) and when the oldest of them was queued (zero when none
+// waits), for the outbox metrics.
+func (d *Deliverer) Backlog() (int, time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var oldest time.Time
+	for _, at := range d.waiting {
+		if oldest.IsZero() || at.Before(oldest) {
+			oldest = at
+		}
+	}
+	return len(d.waiting), oldest
 }

@@ -1,6 +1,10 @@
 package outbox
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/proofgate/proofgate/internal/metrics"
+)
 
 // attempts counts delivery outcomes of every deliverer, by kind and
 // outcome. Package-global like Caddy's own metrics: each config load
@@ -20,4 +24,14 @@ func count(kind string, s Status) {
 		outcome = string(s.State)
 	}
 	attempts.WithLabelValues(kind, outcome).Inc()
+	metrics.OutboxDelivery(metricKind(kind), outcome)
+}
+
+// metricKind maps an outbox kind onto the bounded kind label of
+// internal/metrics (the e-mail kind is "mail" there).
+func metricKind(kind string) string {
+	if kind == "email" {
+		return metrics.KindMail
+	}
+	return kind
 }

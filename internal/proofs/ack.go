@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/metrics"
 	"github.com/proofgate/proofgate/internal/netguard"
 	"github.com/proofgate/proofgate/internal/outbox"
 )
@@ -116,8 +117,10 @@ func (a *Agent) deliverAck(ctx context.Context, e outbox.Entry) error {
 	}
 	a.logDelivery(doc, err)
 	if err == nil {
+		metrics.DIDCommMessage(metrics.Out, "ack", metrics.Sent)
 		return nil
 	}
+	metrics.DIDCommMessage(metrics.Out, "ack", metrics.Failed)
 	f := &outbox.Failure{Public: deliveryCategory(err), Err: err}
 	var se *statusError
 	if errors.Is(err, errNoService) || errors.Is(err, errBadEndpoint) || (errors.As(err, &se) && se.code >= 400 && se.code < 500 && se.code != 408 && se.code != 429) {

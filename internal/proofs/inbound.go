@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/didcomm"
+	"github.com/proofgate/proofgate/internal/metrics"
 )
 
 // Inbound limits.
@@ -217,7 +219,9 @@ func (a *Agent) receivePresentation(ctx context.Context, doc *Doc, msg *inboundM
 	}
 	p := Presentation{Message: un.Message, TheirService: theirs, TheirVerkey: un.SenderVerkey}
 	updated, j, err := a.svc.ReceivePresentation(ctx, doc.Record.ID, msg.ID, p, func(d *Doc) (Judgement, error) {
-		return a.judge(ctx, d, msg)
+		j, err := a.judge(ctx, d, msg)
+		countVerdict(j, err)
+		return j, err
 	})
 	if errors.Is(err, errDelivered) {
 		return updated.Record.State, nil // delivered again
@@ -230,6 +234,33 @@ func (a *Agent) receivePresentation(ctx context.Context, doc *Doc, msg *inboundM
 		return updated.Record.State, nil
 	}
 	return a.autoAccept(ctx, updated.Record), nil
+}
+
+// countVerdict records a judgement (judge runs once per presentation, under
+// the record's lock) in the metrics: the format family and verified (signatures checked), answers_request (conforms, no verifier
+// for the format), rejected, or error (the verifier could not judge).
+func countVerdict(j Judgement, err error) {
+	format := "w3c"
+	switch {
+	case j.Format == "":
+		format = "other" // unreadable before its format was known
+	case strings.HasPrefix(j.Format, "hlindy/"):
+		format = "indy"
+	case strings.HasPrefix(j.Format, "anoncreds/"):
+		format = "anoncreds"
+	case strings.HasPrefix(j.Format, "dif/"):
+		format = "dif"
+	}
+	outcome := metrics.AnswersRequest
+	switch {
+	case err != nil:
+		outcome = metrics.Error
+	case len(j.Problems) > 0 || (j.Verdict != nil && !j.Verdict.Verified):
+		outcome = metrics.Rejected
+	case j.Verdict != nil:
+		outcome = metrics.Verified
+	}
+	metrics.Verification(format, outcome)
 }
 
 // sameMessage reports whether stored is a message with @id id.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/didcomm"
+	"github.com/proofgate/proofgate/internal/metrics"
 	"github.com/proofgate/proofgate/internal/netguard"
 )
 
@@ -205,6 +206,17 @@ func (a *Agent) sendToProver(ctx context.Context, doc *Doc, svc *ServiceDecorato
 	return a.send(ctx, msg, svc, rk.Key)
 }
 
+// countDelivery records a delivery's outcome (from deliver) in the
+// metrics as a DIDComm message out. (Acks go through the outbox, which
+// counts its own deliveries; deliverAck counts the message.)
+func countDelivery(msgType string, out map[string]any) {
+	outcome := metrics.Failed
+	if sent, _ := out["sent"].(bool); sent {
+		outcome = metrics.Sent
+	}
+	metrics.DIDCommMessage(metrics.Out, msgType, outcome)
+}
+
 // Accept accepts the presentation of a record (Service.Accept: only from
 // presentation-received, else *backend.ConflictError) and queues its ack
 // in the outbox in the same transition (ack.go): the ack's message is
@@ -244,6 +256,7 @@ func (a *Agent) reportProblem(ctx context.Context, doc *Doc, explanation string)
 	go func() {
 		defer a.wg.Done()
 		out := a.deliver(ctx, doc, msg)
+		countDelivery("problem-report", out)
 		_ = a.svc.SetMetadata(ctx, doc.Record.ID, MetadataProblemReport, out)
 	}()
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/proofgate/proofgate/internal/benchutil"
 )
 
 // BenchmarkOOBIndy is a typical indy request: two attribute groups with
@@ -18,6 +20,7 @@ func BenchmarkOOBIndy(b *testing.B) {
 		set("proofFormats.indy.requested_attributes.attr2", raw(`{"names":["given_name","family_name"],"restrictions":[{"cred_def_id":"WgWxqztrNooG92RXvxSTWv:3:CL:20:tag"}]}`)),
 	))
 	b.ReportAllocs()
+	defer benchutil.CPUPerOp(b)()
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
 		if _, err := v.OOB("indy", body); err != nil {
@@ -43,6 +46,7 @@ func BenchmarkOOBPresentationExchange(b *testing.B) {
 	}
 	body := []byte(with(b, peBody, set("presentationDefinition", raw(wrapper.PresentationDefinition)), set("emailId", raw(`["alice@example.com"]`))))
 	b.ReportAllocs()
+	defer benchutil.CPUPerOp(b)()
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
 		if _, err := v.OOB("presentationExchange", body); err != nil {

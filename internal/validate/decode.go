@@ -31,7 +31,9 @@ func decodeObject(body []byte, c *collector) map[string]any {
 		c.add("body", "is not valid UTF-8")
 		return nil
 	}
-	p := parser{buf: body, c: c}
+	// One copy of the body as a string: every key and unescaped string
+	// value is a substring of it, so decoding allocates no string data.
+	p := parser{buf: body, src: string(body), c: c}
 	p.skipSpace()
 	if p.pos == len(p.buf) {
 		c.add("body", "must be a JSON object, got nothing")
@@ -75,8 +77,14 @@ func (p *pathNode) String() string {
 
 type parser struct {
 	buf []byte
+	src string // buf as a string, for substrings
 	pos int
 	c   *collector
+	// path holds the field path of the value being parsed, one node per
+	// level: a container at depth d names its members in path[d]. Only
+	// the current path is ever needed (problems are formatted at once),
+	// so the nodes are reused and none is allocated.
+	path [maxDepth + 2]pathNode
 }
 
 func (p *parser) fail(problem string) error {
@@ -166,7 +174,8 @@ func (p *parser) object(at *pathNode, depth int) (map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		here := pathNode{parent: at, key: k}
+		here := &p.path[depth]
+		*here = pathNode{parent: at, key: k}
 		if _, dup := obj[k]; dup {
 			p.c.add(here.String(), "duplicate key")
 		}
@@ -179,7 +188,7 @@ func (p *parser) object(at *pathNode, depth int) (map[string]any, error) {
 		}
 		p.pos++
 		p.skipSpace()
-		v, err := p.value(&here, depth)
+		v, err := p.value(here, depth)
 		if err != nil {
 			return nil, err
 		}
@@ -210,8 +219,9 @@ func (p *parser) array(at *pathNode, depth int) ([]any, error) {
 	}
 	for i := 0; ; i++ {
 		p.skipSpace()
-		here := pathNode{parent: at, idx: i, isIdx: true}
-		v, err := p.value(&here, depth)
+		here := &p.path[depth]
+		*here = pathNode{parent: at, idx: i, isIdx: true}
+		v, err := p.value(here, depth)
 		if err != nil {
 			return nil, err
 		}
@@ -242,7 +252,7 @@ func (p *parser) string() (string, error) {
 	for p.pos < len(p.buf) {
 		b := p.buf[p.pos]
 		if b == '"' {
-			s := string(p.buf[start:p.pos])
+			s := p.src[start:p.pos]
 			p.pos++
 			return s, nil
 		}
@@ -372,5 +382,5 @@ func (p *parser) number() (any, error) {
 			return nil, p.fail("invalid number")
 		}
 	}
-	return json.Number(p.buf[start:p.pos]), nil
+	return json.Number(p.src[start:p.pos]), nil
 }

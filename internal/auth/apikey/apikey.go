@@ -178,8 +178,12 @@ func (p *Provider) Authenticate(r *http.Request) (*auth.Principal, error) {
 	return &p.keys[match].principal, nil
 }
 
+// ErrInvalidKey is the error of a presented key that matches none
+// configured (the request is answered 401).
+var ErrInvalidKey = errors.New("unknown API key")
+
 var (
-	errInvalidKey    = errors.New("unknown API key")
+	errInvalidKey    = ErrInvalidKey
 	errDemoKeyRemote = errors.New("the demo API key (loopback_default) is accepted only from loopback callers")
 )
 

@@ -12,6 +12,8 @@ import (
 	"github.com/lestrrat-go/httprc/v3"
 	"go.uber.org/zap"
 	"golang.org/x/sync/singleflight"
+
+	"github.com/proofgate/proofgate/internal/metrics"
 )
 
 // remotePool holds the JWKS caches, keyed by URL and fetch settings, so a
@@ -99,6 +101,7 @@ func (rk *remoteKeys) transform(_ context.Context, res *http.Response) (*keySet,
 	if err != nil {
 		return nil, err
 	}
+	metrics.JWKSFetch(metrics.JWKSOK)
 	if c := rk.log.Check(zap.DebugLevel, "fetched JWKS"); c != nil {
 		c.Write(zap.String("url", rk.opts.url), zap.Int("keys", len(set.keys)), zap.Int("skipped", set.skipped))
 	}
@@ -132,6 +135,7 @@ func (rk *remoteKeys) refresh(ctx context.Context) error {
 				return nil, err
 			}
 		} else if time.Since(rk.lastAttempt) < rk.opts.minRefresh {
+			metrics.JWKSFetch(metrics.JWKSRateLimited)
 			return nil, errRateLimited
 		}
 		rk.lastAttempt = time.Now()
@@ -141,6 +145,7 @@ func (rk *remoteKeys) refresh(ctx context.Context) error {
 		defer cancel()
 		err := rk.ctrl.Refresh(fctx, rk.opts.url)
 		if err != nil {
+			metrics.JWKSFetch(metrics.JWKSFailed)
 			rk.log.Warn("fetching JWKS on demand failed; keeping the last good key set",
 				zap.String("url", rk.opts.url), zap.Error(err))
 		}
@@ -186,6 +191,7 @@ func (rk *remoteKeys) Destruct() error {
 type errorSink struct{ rk *remoteKeys }
 
 func (s errorSink) Put(_ context.Context, err error) {
+	metrics.JWKSFetch(metrics.JWKSFailed)
 	s.rk.log.Warn("fetching JWKS failed; keeping the last good key set",
 		zap.String("url", s.rk.opts.url), zap.Error(err))
 }

@@ -22,6 +22,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/metrics"
 )
 
 // Defaults for Client.
@@ -40,6 +41,9 @@ type Client struct {
 	timeout time.Duration
 	maxBody int64
 	logger  *zap.Logger
+	// agent names the agent in the metrics (AgentID); the base URL when
+	// not set.
+	agent string
 	// backoff is the pause before retry n (1-based); tests shorten it.
 	backoff func(n int) time.Duration
 }
@@ -113,7 +117,9 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 	defer cancel()
 
 	for attempt := 1; ; attempt++ {
+		began := time.Now()
 		resp, err := c.once(callCtx, req, &u, body)
+		c.observe(req, resp, err, time.Since(began))
 		if err == nil {
 			return resp, nil
 		}
@@ -152,6 +158,19 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 		case <-t.C:
 		}
 	}
+}
+
+// observe records one attempt in the agent-call metrics.
+func (c *Client) observe(req Request, resp *Response, err error, d time.Duration) {
+	agent := c.agent
+	if agent == "" {
+		agent = c.base.Redacted()
+	}
+	status := 0
+	if resp != nil && (err == nil || errors.Is(err, errTooLarge)) {
+		status = resp.Status
+	}
+	metrics.ObserveAgentCall(agent, req.Method, req.Path, status, d)
 }
 
 func (c *Client) once(ctx context.Context, req Request, u *url.URL, body []byte) (*Response, error) {

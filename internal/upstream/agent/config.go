@@ -284,9 +284,11 @@ type Parts struct {
 // ("credo", "acapy"). fetch mints missing tenant tokens (nil: configured
 // tokens only); storage holds ownership documents.
 func (c *Config) Connect(ctx caddy.Context, kind string, fetch FetchFunc, storage certmagic.Storage) Parts {
+	client := NewClient(c.Base(), c.Transport, c.TimeoutOrDefault(), c.MaxResponseSize, ctx.Logger())
+	client.agent = AgentID(kind, c.Base())
 	return Parts{
-		Client: NewClient(c.Base(), c.Transport, c.TimeoutOrDefault(), c.MaxResponseSize, ctx.Logger()),
+		Client: client,
 		Tokens: NewTokens(c.TenantTokens, fetch),
-		Owners: NewOwnership(storage, AgentID(kind, c.Base())),
+		Owners: NewOwnership(storage, client.agent),
 	}
 }

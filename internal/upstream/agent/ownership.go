@@ -22,6 +22,7 @@ const OwnershipNamespace = "upstream-records"
 type Ownership struct {
 	st    *store.Store
 	agent string
+	cache ownerCache
 }
 
 // Owner is one remembered record.
@@ -50,12 +51,16 @@ func (o *Ownership) Remember(ctx context.Context, id string, org backend.Org, th
 	if err := o.st.Put(ctx, id, doc); err != nil {
 		return errors.Join(backend.ErrUnavailable, err)
 	}
+	o.cache.put(id, doc)
 	return nil
 }
 
 // Lookup returns the owner of record id, or backend.ErrNotFound when it was
 // not created through proofgate (or before ownership was kept).
 func (o *Ownership) Lookup(ctx context.Context, id string) (Owner, error) {
+	if doc, ok := o.cache.get(id); ok {
+		return doc, nil
+	}
 	var doc Owner
 	err := o.st.Get(ctx, id, &doc)
 	if errors.Is(err, store.ErrNotFound) {
@@ -64,11 +69,13 @@ func (o *Ownership) Lookup(ctx context.Context, id string) (Owner, error) {
 	if err != nil {
 		return doc, errors.Join(backend.ErrUnavailable, err)
 	}
+	o.cache.put(id, doc)
 	return doc, nil
 }
 
 // Forget drops what is remembered of record id (its request was undone).
 func (o *Ownership) Forget(ctx context.Context, id string) error {
+	o.cache.forget(id)
 	if err := o.st.Delete(ctx, id); err != nil {
 		return errors.Join(backend.ErrUnavailable, err)
 	}

@@ -1,0 +1,379 @@
+// Package metrics defines every Prometheus metric proofgate exports and
+// the small helpers that record them, in one place, so that each feature
+// records its numbers the same way and every label stays bounded.
+//
+// The collectors are package-global because every Caddy config load gets
+// a fresh registry: Register adds them to each one, and their counts
+// survive reloads (the pattern of Caddy's own reverse_proxy metrics). Org
+// ids, record ids, e-mail addresses and URLs are never labels; label values
+// that come from input are mapped onto fixed sets (anything else is
+// "other").
+package metrics
+
+import (
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+const (
+	namespace = "caddy"
+	subsystem = "proofgate"
+)
+
+// Operation labels of proofgate's routes.
+const (
+	OpSendOOB  = "send_oob"
+	OpAccept   = "accept_presentation"
+	OpShortURL = "short_url"
+	OpDIDComm  = "didcomm"
+)
+
+// NoBackend is the backend label of requests answered before a backend
+// was chosen (401, 400, 403, …).
+const NoBackend = "none"
+
+// latencyBuckets fit both sub-millisecond answers (a 401) and agent calls
+// of seconds.
+var latencyBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}
+
+var (
+	requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Subsystem: subsystem, Name: "requests_total",
+		Help: "Requests to proofgate's routes, by operation, backend (its configured name, or none when answered before one was chosen), HTTP status code and class (2xx, 3xx, 4xx, 5xx).",
+	}, []string{"operation", "backend", "code", "class"})
+	requestDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: namespace, Subsystem: subsystem, Name: "request_duration_seconds",
+		Help:    "Time to answer proofgate's routes, by operation and backend (agent calls included).",
+		Buckets: latencyBuckets,
+	}, []string{"operation", "backend"})
+	agentCalls = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: namespace, Subsystem: subsystem, Name: "agent_call_duration_seconds",
+		Help:    "Calls to upstream agents, by agent (type and base URL, as configured), call (method and path with ids replaced by {id}) and outcome (the status class, or error when no answer came).",
+		Buckets: latencyBuckets,
+	}, []string{"agent", "call", "outcome"})
+	jwksFetches = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Subsystem: subsystem, Name: "jwks_fetches_total",
+		Help: "Fetches of identity providers' JWKS documents, by outcome: ok, failed (the last good key set stays), rate_limited (an on-demand refetch refused: one was started less than min_refresh_interval ago).",
+	}, []string{"outcome"})
+	validationFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Subsystem: subsystem, Name: "validation_failures_total",
+		Help: "Problems found in request bodies of send_oob, by top-level field (one count per problem; unknown fields are counted as other).",
+	}, []string{"field"})
+	authFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Subsystem: subsystem, Name: "auth_failures_total",
+		Help: "Requests refused for their credentials, by reason: missing, invalid_api_key, the JWT's reason (token_expired, bad_signature, …), unavailable (the IdP's keys were never fetched: 503), forbidden (authenticated, but not for this org: 403), other.",
+	}, []string{"reason"})
+	outboxDeliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Subsystem: subsystem, Name: "outbox_deliveries_total",
+		Help: "Delivery attempts of outbox messages, by kind (mail, webhook, ack) and outcome: sent, retry (will be tried again), failed (given up).",
+	}, []string{"kind", "outcome"})
+	didcommMessages = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Subsystem: subsystem, Name: "didcomm_messages_total",
+		Help: "DIDComm messages of the local verifier, by direction (in, out), message type (presentation, problem-report, ack, …, other) and outcome (accepted, rejected, sent, failed).",
+	}, []string{"direction", "type", "outcome"})
+	verifications = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Subsystem: subsystem, Name: "verifications_total",
+		Help: "Verdicts of the local verifier on received presentations, by format (indy, anoncreds, dif, w3c, other) and outcome (verified; answers_request: conforms, no verifier judges the format; rejected; error: the verifier could not judge).",
+	}, []string{"format", "outcome"})
+	mailAttempts = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Subsystem: subsystem, Name: "mail_attempts_total",
+		Help: "Invitation e-mail delivery attempts, by outcome: sent, failed (for good), or retry (will be tried again).",
+	}, []string{"outcome"})
+)
+
+// Register adds proofgate's collectors to reg (a config load's registry);
+// collectors already there are fine.
+func Register(reg *prometheus.Registry) error {
+	if reg == nil {
+		return nil
+	}
+	for _, c := range collectors() {
+		if err := reg.Register(c); err != nil {
+			var already prometheus.AlreadyRegisteredError
+			if !errors.As(err, &already) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func collectors() []prometheus.Collector {
+	return []prometheus.Collector{
+		requests, requestDuration, agentCalls, jwksFetches, validationFailures, authFailures,
+		outboxDeliveries, didcommMessages, verifications, mailAttempts, outboxes,
+	}
+}
+
+// Names returns the name of every metric proofgate exports, for the checks
+// of the dashboards and alert rules that use them.
+func Names() []string {
+	ch := make(chan *prometheus.Desc, 64)
+	go func() {
+		for _, c := range collectors() {
+			c.Describe(ch)
+		}
+		close(ch)
+	}()
+	var names []string
+	for d := range ch {
+		// Desc has no accessor for its name; its String() starts with it.
+		_, rest, _ := strings.Cut(d.String(), `fqName: "`)
+		name, _, _ := strings.Cut(rest, `"`)
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// statusCodes are the label values of the statuses proofgate writes,
+// formatted once.
+var statusCodes = func() map[int]string {
+	m := map[int]string{}
+	for c := 100; c < 600; c++ {
+		m[c] = strconv.Itoa(c)
+	}
+	return m
+}()
+
+// Class is the status class label of an HTTP status: "2xx" for 201.
+func Class(status int) string {
+	switch status / 100 {
+	case 1:
+		return "1xx"
+	case 2:
+		return "2xx"
+	case 3:
+		return "3xx"
+	case 4:
+		return "4xx"
+	case 5:
+		return "5xx"
+	}
+	return "other"
+}
+
+func code(status int) string {
+	if c, ok := statusCodes[status]; ok {
+		return c
+	}
+	return "other"
+}
+
+// requestKey names one request series; its collectors are looked up once.
+type requestKey struct {
+	op, backend string
+	status      int
+}
+
+type requestSeries struct {
+	count    prometheus.Counter
+	duration prometheus.Observer
+}
+
+var requestCache sync.Map // requestKey → requestSeries
+
+// ObserveRequest counts one answered request of operation op, served by
+// the named backend (NoBackend if none), and its duration.
+func ObserveRequest(op, backend string, status int, d time.Duration) {
+	if backend == "" {
+		backend = NoBackend
+	}
+	k := requestKey{op, backend, status}
+	s, ok := requestCache.Load(k)
+	if !ok {
+		s, _ = requestCache.LoadOrStore(k, requestSeries{
+			count:    requests.WithLabelValues(op, backend, code(status), Class(status)),
+			duration: requestDuration.WithLabelValues(op, backend),
+		})
+	}
+	rs := s.(requestSeries)
+	rs.count.Inc()
+	rs.duration.Observe(d.Seconds())
+}
+
+// ObserveAgentCall records one call to an upstream agent: agent names it
+// (type and base URL), method and path are the call's (ids in the path
+// are replaced by {id}), status is the answer's status (0 when none came,
+// err then says why).
+func ObserveAgentCall(agent, method, path string, status int, d time.Duration) {
+	outcome := "error"
+	if status > 0 {
+		outcome = Class(status)
+	}
+	agentCalls.WithLabelValues(agent, method+" "+CallPath(path), outcome).Observe(d.Seconds())
+}
+
+// CallPath replaces the segments of an agent path that name things (ids,
+// tenants: anything with a digit, or longer than 40 bytes) with {id}, so
+// the label stays bounded: /present-proof-2.0/records/{id}/verify-presentation.
+func CallPath(path string) string {
+	segs := strings.Split(path, "/")
+	changed := false
+	for i, s := range segs {
+		if len(s) > 40 || (strings.ContainsAny(s, "0123456789") && !knownSegment(s)) {
+			segs[i] = "{id}"
+			changed = true
+		}
+	}
+	if !changed {
+		return path
+	}
+	return strings.Join(segs, "/")
+}
+
+// knownSegment: path segments of the agents' APIs that contain digits.
+func knownSegment(s string) bool {
+	return s == "present-proof-2.0" || s == "issue-credential-2.0" || s == "v1" || s == "v2"
+}
+
+// JWKS fetch outcomes.
+const (
+	JWKSOK          = "ok"
+	JWKSFailed      = "failed"
+	JWKSRateLimited = "rate_limited"
+)
+
+// JWKSFetch counts one JWKS fetch by outcome (JWKSOK, JWKSFailed,
+// JWKSRateLimited).
+func JWKSFetch(outcome string) {
+	jwksFetches.WithLabelValues(bounded(outcome, JWKSOK, JWKSFailed, JWKSRateLimited)).Inc()
+}
+
+// validationFields are the field labels of validation_failures_total: the
+// body fields of 4.1 and what else a problem can be about.
+var validationFields = []string{
+	"goalCode", "protocolVersion", "comment", "proofFormats", "presentationDefinition",
+	"autoAcceptProof", "label", "parentThreadId", "isShortenUrl", "emailId", "reuseConnection",
+	"requestType", "body", "orgId", "proofRecordId",
+}
+
+// ValidationFailures counts the problems of a rejected request, each as
+// the "field.path: problem" the client was sent; the label is the
+// top-level field.
+func ValidationFailures(problems []string) {
+	for _, p := range problems {
+		validationFailures.WithLabelValues(ValidationField(p)).Inc()
+	}
+}
+
+// ValidationField is the label of one problem: its top-level field, or
+// "other".
+func ValidationField(problem string) string {
+	end := strings.IndexAny(problem, ".[: ")
+	if end < 0 {
+		end = len(problem)
+	}
+	return bounded(problem[:end], validationFields...)
+}
+
+// Auth failure reasons that are not a JWT's own.
+const (
+	AuthMissing       = "missing"
+	AuthInvalidAPIKey = "invalid_api_key"
+	AuthUnavailable   = "unavailable"
+	AuthForbidden     = "forbidden"
+	AuthOther         = "other"
+)
+
+// authReasons are the label values of auth_failures_total: the constants
+// above and the JWT verifier's reasons, spelled with underscores.
+var authReasons = []string{
+	AuthMissing, AuthInvalidAPIKey, AuthUnavailable, AuthForbidden, AuthOther,
+	"token_too_large", "signature_algorithm_not_allowed", "malformed_token", "unknown_signing_key",
+	"bad_signature", "token_has_no_exp", "token_expired", "token_not_valid_yet",
+	"token_issued_in_the_future", "wrong_issuer", "wrong_audience", "invalid_claims",
+}
+
+// AuthFailure counts one refused request by reason (spaces become
+// underscores; unknown reasons are "other").
+func AuthFailure(reason string) {
+	authFailures.WithLabelValues(AuthReason(reason)).Inc()
+}
+
+// AuthReason is the label of a reason.
+func AuthReason(reason string) string {
+	return bounded(strings.ReplaceAll(reason, " ", "_"), authReasons...)
+}
+
+// Outbox kinds and delivery outcomes.
+const (
+	KindMail    = "mail"
+	KindWebhook = "webhook"
+	KindAck     = "ack"
+
+	Sent   = "sent"
+	Retry  = "retry"
+	Failed = "failed"
+)
+
+// OutboxDelivery counts one delivery attempt of kind (KindMail,
+// KindWebhook, KindAck) by outcome (Sent, Retry, Failed).
+func OutboxDelivery(kind, outcome string) {
+	outboxDeliveries.WithLabelValues(bounded(kind, KindMail, KindWebhook, KindAck), bounded(outcome, Sent, Retry, Failed)).Inc()
+}
+
+// MailAttempt counts an e-mail delivery attempt (the older
+// mail_attempts_total, kept for existing dashboards) and its outbox
+// delivery.
+func MailAttempt(outcome string) {
+	outcome = bounded(outcome, Sent, Retry, Failed)
+	mailAttempts.WithLabelValues(outcome).Inc()
+	OutboxDelivery(KindMail, outcome)
+}
+
+// DIDComm directions and outcomes.
+const (
+	In  = "in"
+	Out = "out"
+
+	Accepted = "accepted"
+	Rejected = "rejected"
+)
+
+var didcommTypes = []string{
+	"presentation", "problem-report", "ack", "request-presentation", "propose-presentation",
+	"forward", "invitation", "handshake-reuse", "ping", "ping-response",
+}
+
+// DIDCommMessage counts a message of the local verifier: direction In or
+// Out; msgType is the message's @type (or its last segment: presentation);
+// outcome is Accepted or Rejected for inbound messages, Sent or Failed for
+// outbound ones.
+func DIDCommMessage(direction, msgType, outcome string) {
+	if i := strings.LastIndexByte(msgType, '/'); i >= 0 {
+		msgType = msgType[i+1:]
+	}
+	didcommMessages.WithLabelValues(bounded(direction, In, Out), bounded(msgType, didcommTypes...),
+		bounded(outcome, Accepted, Rejected, Sent, Failed)).Inc()
+}
+
+// Verification verdicts.
+const (
+	Verified       = "verified"
+	AnswersRequest = "answers_request"
+	Error          = "error"
+)
+
+// Verification counts a verdict on a presentation: format is indy,
+// anoncreds, dif or w3c; outcome Verified (signatures checked),
+// AnswersRequest (it conforms to the request; signatures not checked),
+// Rejected or Error.
+func Verification(format, outcome string) {
+	verifications.WithLabelValues(bounded(format, "indy", "anoncreds", "dif", "w3c"),
+		bounded(outcome, Verified, AnswersRequest, Rejected, Error)).Inc()
+}
+
+// bounded returns v if it is one of allowed, else "other".
+func bounded(v string, allowed ...string) string {
+	if slices.Contains(allowed, v) {
+		return v
+	}
+	return "other"
+}

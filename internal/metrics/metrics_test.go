@@ -1,0 +1,140 @@
+package metrics
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+func TestCallPath(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"/didcomm/proofs/create-request-oob", "/didcomm/proofs/create-request-oob"},
+		{"/didcomm/proofs/3fa85f64-5717-4562-b3fc-2c963f66afa6/accept-presentation", "/didcomm/proofs/{id}/accept-presentation"},
+		{"/present-proof-2.0/records/3fa85f64-5717-4562-b3fc-2c963f66afa6/verify-presentation", "/present-proof-2.0/records/{id}/verify-presentation"},
+		{"/multi-tenancy/proofs/abc1/accept-presentation/tenant-7", "/multi-tenancy/proofs/{id}/accept-presentation/{id}"},
+		{"/multitenancy/wallet/" + strings.Repeat("w", 50) + "/token", "/multitenancy/wallet/{id}/token"},
+	} {
+		if got := CallPath(tc.in); got != tc.want {
+			t.Errorf("CallPath(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestBoundedLabels(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{ValidationField("isShortenUrl: is required"), "isShortenUrl"},
+		{ValidationField("proofFormats.indy.requested_attributes.a: unknown field"), "proofFormats"},
+		{ValidationField("presentationDefinition[0].id: is required"), "presentationDefinition"},
+		{ValidationField("emailId[2]: not an address"), "emailId"},
+		{ValidationField("surprise: unknown field"), "other"},
+		{ValidationField("x-" + strings.Repeat("z", 500)), "other"},
+		{AuthReason("token expired"), "token_expired"},
+		{AuthReason(AuthMissing), "missing"},
+		{AuthReason("something new"), "other"},
+		{Class(201), "2xx"}, {Class(302), "3xx"}, {Class(409), "4xx"}, {Class(503), "5xx"}, {Class(0), "other"},
+		{bounded("webhook", KindMail, KindWebhook), "webhook"}, {bounded("sms", KindMail, KindWebhook), "other"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
+
+// TestHelpersCount: every helper records in its collector, with input
+// mapped onto the bounded label sets.
+func TestHelpersCount(t *testing.T) {
+	ObserveRequest(OpSendOOB, "", 401, time.Millisecond)
+	ObserveRequest(OpSendOOB, "", 401, time.Millisecond)
+	if got := testutil.ToFloat64(requests.WithLabelValues(OpSendOOB, NoBackend, "401", "4xx")); got != 2 {
+		t.Errorf("requests %v", got)
+	}
+	DIDCommMessage(In, "https://didcomm.org/present-proof/2.0/presentation", Accepted)
+	DIDCommMessage(In, "https://example.org/made-up/9.9/thing", "weird")
+	if got := testutil.ToFloat64(didcommMessages.WithLabelValues(In, "presentation", Accepted)); got != 1 {
+		t.Errorf("didcomm presentation %v", got)
+	}
+	if got := testutil.ToFloat64(didcommMessages.WithLabelValues(In, "other", "other")); got != 1 {
+		t.Errorf("didcomm other %v", got)
+	}
+	MailAttempt(Sent)
+	if testutil.ToFloat64(mailAttempts.WithLabelValues(Sent)) != 1 || testutil.ToFloat64(outboxDeliveries.WithLabelValues(KindMail, Sent)) != 1 {
+		t.Error("mail attempt not counted twice (legacy and outbox)")
+	}
+	ObserveAgentCall("credo http://a", "POST", "/didcomm/proofs/3fa85f64-5717-4562-b3fc-2c963f66afa6/accept-presentation", 0, time.Second)
+	if n := testutil.CollectAndCount(agentCalls, "caddy_proofgate_agent_call_duration_seconds"); n != 1 {
+		t.Errorf("%d agent call series", n)
+	}
+	Verification("dif", AnswersRequest)
+	JWKSFetch("bogus")
+	if testutil.ToFloat64(verifications.WithLabelValues("dif", AnswersRequest)) != 1 || testutil.ToFloat64(jwksFetches.WithLabelValues("other")) != 1 {
+		t.Error("verification or JWKS not counted")
+	}
+}
+
+// TestOutboxCollector: backlogs of one kind add up, the oldest wins, every
+// kind is reported, and a stopped outbox is no longer asked.
+func TestOutboxCollector(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	o := &outboxCollector{depth: outboxes.depth, age: outboxes.age, sources: map[int]source{}, now: func() time.Time { return now }}
+	saved := outboxes
+	outboxes = o
+	defer func() { outboxes = saved }()
+	stop1 := ReportOutbox(KindMail, func() (int, time.Time) { return 2, now.Add(-time.Minute) })
+	stop2 := ReportOutbox(KindMail, func() (int, time.Time) { return 3, now.Add(-time.Hour) })
+	defer stop2()
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(o)
+	want := `
+# HELP caddy_proofgate_outbox_depth Messages waiting in the outbox (queued or being delivered), by kind (mail, webhook, ack).
+# TYPE caddy_proofgate_outbox_depth gauge
+caddy_proofgate_outbox_depth{kind="ack"} 0
+caddy_proofgate_outbox_depth{kind="mail"} 5
+caddy_proofgate_outbox_depth{kind="webhook"} 0
+# HELP caddy_proofgate_outbox_oldest_age_seconds Age of the oldest message waiting in the outbox, by kind; 0 when none waits.
+# TYPE caddy_proofgate_outbox_oldest_age_seconds gauge
+caddy_proofgate_outbox_oldest_age_seconds{kind="ack"} 0
+caddy_proofgate_outbox_oldest_age_seconds{kind="mail"} 3600
+caddy_proofgate_outbox_oldest_age_seconds{kind="webhook"} 0
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want)); err != nil {
+		t.Fatal(err)
+	}
+	stop1()
+	stop1() // twice is fine
+	if n := len(o.sources); n != 1 {
+		t.Fatalf("%d sources after stop, want 1", n)
+	}
+}
+
+// TestRegisterTwice: a config reload registers the same collectors with a
+// fresh registry, and registering twice in one is fine too.
+func TestRegisterTwice(t *testing.T) {
+	for range 2 {
+		reg := prometheus.NewPedanticRegistry()
+		if err := Register(reg); err != nil {
+			t.Fatal(err)
+		}
+		if err := Register(reg); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := reg.Gather(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Register(nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNames(t *testing.T) {
+	names := Names()
+	for _, want := range []string{"caddy_proofgate_requests_total", "caddy_proofgate_request_duration_seconds", "caddy_proofgate_outbox_oldest_age_seconds"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("Names() lacks %s: %v", want, names)
+		}
+	}
+}

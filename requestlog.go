@@ -1,0 +1,84 @@
+package proofgate
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/proofgate/proofgate/internal/validate"
+)
+
+// RequestLoggerName is the logger of the one-line-per-request log, under
+// the handler's own: http.handlers.proofgate.requests. Operators sample it
+// or silence it with Caddy's log configuration (README, "Request log").
+const RequestLoggerName = "requests"
+
+// logRequest writes the request's line at info level: request id (Caddy's
+// {http.request.uuid}, the one its access log shows), org, operation,
+// backend, status and duration. Nothing secret is written: no header, no
+// body, no short URL id (it opens the invitation), and e-mail addresses
+// only by domain.
+func (h *Handler) logRequest(r *http.Request, rt route, param string, sw *statusWriter, d time.Duration) {
+	c := h.requestLog.Check(zapcore.InfoLevel, "handled request")
+	if c == nil {
+		return
+	}
+	fields := make([]zap.Field, 0, 10)
+	fields = append(fields,
+		zap.String("request_id", requestID(r)),
+		zap.String("operation", rt.operation()),
+		zap.String("method", r.Method),
+		zap.Int("status", sw.status),
+		zap.Duration("duration", d),
+	)
+	if sw.note.Backend != "" {
+		fields = append(fields, zap.String("backend", sw.note.Backend))
+	}
+	org := sw.note.Org
+	if org == "" && rt == routeOOB && validate.OrgID(param) == nil {
+		org = param
+	}
+	if org != "" {
+		fields = append(fields, zap.String("org", RedactEmail(org)))
+	}
+	if rt == routeAccept && validate.ProofRecordID(param) == nil {
+		fields = append(fields, zap.String("proof_record_id", param))
+	}
+	if len(sw.note.Recipients) > 0 {
+		fields = append(fields, zap.Strings("recipients", redactEmails(sw.note.Recipients)))
+	}
+	c.Write(fields...)
+}
+
+// requestID is Caddy's id of the request ({http.request.uuid}), made on
+// first use and shared with its access log.
+func requestID(r *http.Request) string {
+	repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
+	if !ok {
+		return ""
+	}
+	id, _ := repl.GetString("http.request.uuid")
+	return id
+}
+
+// RedactEmail hides the local part of an e-mail address: "***@example.com".
+// Anything without an @ is returned as is.
+func RedactEmail(s string) string {
+	at := strings.LastIndexByte(s, '@')
+	if at < 0 {
+		return s
+	}
+	return "***" + s[at:]
+}
+
+func redactEmails(addrs []string) []string {
+	out := make([]string, len(addrs))
+	for i, a := range addrs {
+		out[i] = RedactEmail(a)
+	}
+	return out
+}
