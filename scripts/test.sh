@@ -25,7 +25,7 @@ cd "$(dirname "$0")/.." || exit 1
 export GOFLAGS="${GOFLAGS:--buildvcs=false}"
 cache_dir="${XDG_CACHE_HOME:-$HOME/.cache}/proofgate"
 
-steps=(go_modules acapy chromium)
+steps=(go_modules acapy anoncreds chromium)
 
 say() { printf 'test.sh: %s\n' "$*" >&2; }
 
@@ -77,6 +77,40 @@ prepare_acapy() {
 	esac
 	export PROOFGATE_ACAPY_SKIP
 	say "$PROOFGATE_ACAPY_SKIP"
+}
+
+# --- AnonCreds reference ------------------------------------------------
+
+plan_anoncreds() {
+	[ -f scripts/anoncreds-venv.sh ] &&
+		echo "AnonCreds     -> the reference (PyPI anoncreds) in a virtualenv under $cache_dir, for the verifier's differential corpus"
+}
+
+prepare_anoncreds() {
+	# The AnonCreds reference (PyPI anoncreds) makes a fresh corpus, which
+	# the Go verifier must judge as the reference did (internal/anoncreds
+	# TestCorpus); skipped with one line where Python or the package is
+	# missing (the script says so on stderr).
+	[ -f scripts/anoncreds-venv.sh ] || return 0
+	local py
+	py=$(bash scripts/anoncreds-venv.sh | tail -n 1)
+	[ -n "$py" ] || return 0
+	# The reference as a wallet for integration TestAnonCredsLiveWallet.
+	export PROOFGATE_ANONCREDS_PYTHON="$py"
+	anoncreds_tmp=$(mktemp -d)
+	trap 'rm -rf "$anoncreds_tmp"' EXIT
+	if "$py" scripts/anoncreds-gen/gen.py "$anoncreds_tmp/fresh" 2>/dev/null; then
+		export PROOFGATE_ANONCREDS_CORPUS="$anoncreds_tmp/fresh"
+	else
+		say "anoncreds reference: the corpus generator failed, fresh corpus skipped"
+	fi
+	# Mutations of the committed corpus, judged by the reference (seed 1;
+	# run mutate.py with other seeds to look further).
+	if RATE=0.08 "$py" scripts/anoncreds-gen/mutate.py testdata/anoncreds "$anoncreds_tmp/mutated" 1 2>/dev/null; then
+		export PROOFGATE_ANONCREDS_MUTATED="$anoncreds_tmp/mutated"
+	else
+		say "anoncreds reference: the mutation generator failed, differential corpus skipped"
+	fi
 }
 
 # --- chromium -----------------------------------------------------------

@@ -7,6 +7,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
+	"github.com/proofgate/proofgate/internal/anoncreds/registry"
 	"github.com/proofgate/proofgate/internal/verify/w3c"
 )
 
@@ -34,6 +35,9 @@ import (
 //		status_unknown   fail|accept
 //		clock_skew       <duration>
 //		max_credentials  <n>
+//		anoncreds_registry {
+//			<see registry.Config.UnmarshalCaddyfile>
+//		}
 //	}
 func (l *Local) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the backend type
@@ -103,6 +107,11 @@ func (l *Local) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				if d.NextArg() {
 					return d.ArgErr()
 				}
+			}
+		case "anoncreds_registry":
+			l.AnonCredsRegistry = new(registry.Config)
+			if err := l.AnonCredsRegistry.UnmarshalCaddyfile(d); err != nil {
+				return err
 			}
 		case "storage":
 			if !d.NextArg() {

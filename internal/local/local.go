@@ -17,6 +17,7 @@ import (
 	"github.com/caddyserver/certmagic"
 	"go.uber.org/zap"
 
+	"github.com/proofgate/proofgate/internal/anoncreds/registry"
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/bodyread"
 	"github.com/proofgate/proofgate/internal/proofs"
@@ -64,6 +65,15 @@ type Local struct {
 	// operator's network. Turn it on only for wallets and mediators on
 	// your own network (tests, a private deployment).
 	AllowPrivateEndpoints bool `json:"allow_private_endpoints,omitempty"`
+
+	// AnonCredsRegistry turns on the cryptographic verification of indy
+	// (AnonCreds) presentations and says where the verifier finds schemas
+	// and credential definitions (files, the org's agent, an HTTP
+	// resolver) and what it does with revocation it cannot check. An id no
+	// source knows fails the presentation with "unknown credential
+	// definition". Without the block, indy presentations are checked
+	// structurally only and isVerified stays unset.
+	AnonCredsRegistry *registry.Config `json:"anoncreds_registry,omitempty"`
 
 	// RecordRetention is how long done and abandoned records (with their
 	// per-record keys) are kept before the sweeper deletes them. Default:
@@ -212,6 +222,11 @@ func (l *Local) check() error {
 	}
 	if len(l.Label) > maxLabel {
 		return fmt.Errorf("label: longer than %d bytes", maxLabel)
+	}
+	if l.AnonCredsRegistry != nil {
+		if err := l.AnonCredsRegistry.Validate(); err != nil {
+			return err
+		}
 	}
 	if l.RecordRetention < 0 || (l.RecordRetention > 0 && time.Duration(l.RecordRetention) < time.Minute) {
 		return fmt.Errorf("record_retention: must be at least 1m")

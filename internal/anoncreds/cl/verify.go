@@ -1,0 +1,333 @@
+package cl
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"math/big"
+	"strconv"
+)
+
+// Credential is what the verifier knows of the credential behind one sub
+// proof: its definition's public key and its schema's attributes
+// (canonical names).
+type Credential struct {
+	Key   *PublicKey
+	Attrs []string
+}
+
+// iterations is the number of squares a GE proof decomposes Δ into.
+const iterations = 4
+
+// largeEStart is 2^596: e = 2^596 + e' for every CL signature.
+var largeEStart = new(big.Int).Lsh(big.NewInt(1), 596)
+
+// ErrRejected wraps every reason a proof does not verify.
+var ErrRejected = errors.New("CL proof rejected")
+
+func reject(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrRejected, fmt.Sprintf(format, args...))
+}
+
+// Verify checks the primary CL proofs of a presentation against the
+// credentials behind its sub proofs (in order) and the request's nonce:
+// every sub proof's equality proof and GE predicate proofs yield the
+// commitments t̂ the prover must have hashed, and the hash of all of them,
+// the prover's c_list and the nonce must equal c_hash.
+//
+// A sub proof that carries a non-revocation proof cannot be checked here
+// (its commitments need BN254 pairings): the caller decides about those
+// before calling Verify; if one is present its commitments are missing
+// from the hash and the proof is rejected.
+//
+// Verification handles public values only; nothing here is secret, so
+// math/big's variable-time arithmetic leaks nothing.
+//
+// Verify stops with ctx's error when ctx ends: a hostile proof within the
+// size bounds can still ask for many exponentiations, and the caller's
+// deadline bounds them.
+func Verify(ctx context.Context, p *Proof, creds []Credential, nonce *big.Int) error {
+	if len(p.Sub) != len(creds) {
+		return reject("%d sub proofs for %d credentials", len(p.Sub), len(creds))
+	}
+	h := sha256.New()
+	var linkSecret *big.Int
+	for i := range p.Sub {
+		sp, cred := &p.Sub[i], creds[i]
+		// The link secret is hidden behind the same m̂ in every sub
+		// proof: one holder bound all the credentials.
+		if _, ok := sp.Eq.Revealed[LinkSecret]; ok {
+			return reject("sub proof %d reveals the link secret", i)
+		}
+		ms, ok := sp.Eq.M[LinkSecret]
+		if !ok {
+			return reject("sub proof %d: no m̂ for the link secret", i)
+		}
+		if linkSecret == nil {
+			linkSecret = ms
+		} else if linkSecret.Cmp(ms) != 0 {
+			return reject("sub proof %d: the link secret differs from the first credential's", i)
+		}
+		taus, err := primaryTaus(ctx, cred, sp, p.CHash)
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return ctxErr
+		}
+		if err != nil {
+			return fmt.Errorf("%w: sub proof %d: %v", ErrRejected, i, err)
+		}
+		for _, t := range taus {
+			h.Write(t.Bytes())
+		}
+	}
+	for _, c := range p.CList {
+		h.Write(c)
+	}
+	h.Write(nonce.Bytes())
+	if new(big.Int).SetBytes(h.Sum(nil)).Cmp(p.CHash) != 0 {
+		return reject("the challenge does not match (c_hash)")
+	}
+	return nil
+}
+
+// primaryTaus recomputes the commitments of one sub proof: the equality
+// proof's t̂, then six per GE proof.
+func primaryTaus(ctx context.Context, cred Credential, sp *SubProof, c *big.Int) ([]*big.Int, error) {
+	pk := cred.Key
+	if pk == nil {
+		return nil, errors.New("no public key")
+	}
+	t, err := equalityTau(ctx, pk, cred.Attrs, &sp.Eq, c)
+	if err != nil {
+		return nil, err
+	}
+	taus := []*big.Int{t}
+	for k := range sp.GE {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		ts, err := predicateTaus(pk, &sp.GE[k], c)
+		if err != nil {
+			return nil, fmt.Errorf("predicate proof %d: %v", k, err)
+		}
+		taus = append(taus, ts...)
+	}
+	return taus, nil
+}
+
+// modExp is x^y mod n for a public base x and any exponent y; a negative
+// y uses the inverse of x, as the reference does.
+func modExp(x, y, n *big.Int) (*big.Int, error) {
+	r := new(big.Int).Exp(x, y, n)
+	if r == nil {
+		return nil, errors.New("a base is not invertible modulo n")
+	}
+	return r, nil
+}
+
+func inverse(x, n *big.Int) (*big.Int, error) {
+	r := new(big.Int).ModInverse(x, n)
+	if r == nil {
+		return nil, errors.New("a value is not invertible modulo n")
+	}
+	return r, nil
+}
+
+func mulMod(a, b, n *big.Int) *big.Int {
+	r := new(big.Int).Mul(a, b)
+	return r.Mod(r, n)
+}
+
+// equalityTau computes
+//
+//	T̂ = (Z / (A'^(2^596) · Π_revealed R_i^m_i))^(-c) · A'^ê · Π_hidden R_j^m̂_j · S^v̂ · Rctxt^m̂2  (mod n).
+func equalityTau(ctx context.Context, pk *PublicKey, attrs []string, eq *EqProof, c *big.Int) (*big.Int, error) {
+	n := pk.N
+	aPrime := new(big.Int).Mod(eq.APrime, n)
+	t, err := modExp(aPrime, eq.E, n)
+	if err != nil {
+		return nil, err
+	}
+	// Every attribute of the credential is either revealed (with its
+	// value) or hidden (with m̂); the link secret is always hidden.
+	hidden := append([]string{LinkSecret}, attrs...)
+	for _, name := range hidden {
+		if _, revealed := eq.Revealed[name]; revealed {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		r, ok := pk.R[name]
+		if !ok {
+			return nil, fmt.Errorf("the credential definition has no key for %q", name)
+		}
+		m, ok := eq.M[name]
+		if !ok {
+			return nil, fmt.Errorf("no m̂ for the hidden attribute %q", name)
+		}
+		x, err := modExp(r, m, n)
+		if err != nil {
+			return nil, err
+		}
+		t = mulMod(x, t, n)
+	}
+	x, err := modExp(pk.S, eq.V, n)
+	if err != nil {
+		return nil, err
+	}
+	t = mulMod(x, t, n)
+	if x, err = modExp(pk.Rctxt, eq.M2, n); err != nil {
+		return nil, err
+	}
+	t = mulMod(x, t, n)
+
+	rar, err := modExp(aPrime, largeEStart, n)
+	if err != nil {
+		return nil, err
+	}
+	for name, value := range eq.Revealed {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		r, ok := pk.R[name]
+		if !ok {
+			return nil, fmt.Errorf("the credential definition has no key for the revealed %q", name)
+		}
+		x, err := modExp(r, value, n)
+		if err != nil {
+			return nil, err
+		}
+		rar = mulMod(x, rar, n)
+	}
+	rarInv, err := inverse(rar, n)
+	if err != nil {
+		return nil, err
+	}
+	// (Z · rar⁻¹)⁻¹ ^ c
+	zr, err := inverse(mulMod(pk.Z, rarInv, n), n)
+	if err != nil {
+		return nil, err
+	}
+	t2, err := modExp(zr, c, n)
+	if err != nil {
+		return nil, err
+	}
+	return mulMod(t, t2, n), nil
+}
+
+// predicateTaus computes the six commitments of a GE proof:
+//
+//	T̂_i = T_i^(-c) · Z^û_i · S^r̂_i                      (i = 0..3)
+//	T̂_Δ = (Z^Δ' · T_Δ^±1)^(-c) · Z^m̂_j · S^(±r̂_Δ)
+//	Q̂   = T_Δ^(-c) · Π T_i^û_i · S^α̂
+//
+// with T_Δ^-1 and -r̂_Δ for LE and LT predicates.
+func predicateTaus(pk *PublicKey, ge *GEProof, c *big.Int) ([]*big.Int, error) {
+	n := pk.N
+	get := func(m map[string]*big.Int, name, key string) (*big.Int, error) {
+		v, ok := m[key]
+		if !ok {
+			return nil, fmt.Errorf("no %s[%s]", name, key)
+		}
+		return v, nil
+	}
+	taus := make([]*big.Int, 0, iterations+2)
+	for i := 0; i < iterations; i++ {
+		key := strconv.Itoa(i)
+		u, err := get(ge.U, "u", key)
+		if err != nil {
+			return nil, err
+		}
+		r, err := get(ge.R, "r", key)
+		if err != nil {
+			return nil, err
+		}
+		tv, err := get(ge.T, "t", key)
+		if err != nil {
+			return nil, err
+		}
+		zu, err := modExp(pk.Z, u, n)
+		if err != nil {
+			return nil, err
+		}
+		sr, err := modExp(pk.S, r, n)
+		if err != nil {
+			return nil, err
+		}
+		tc, err := modExp(new(big.Int).Mod(tv, n), c, n)
+		if err != nil {
+			return nil, err
+		}
+		tcInv, err := inverse(tc, n)
+		if err != nil {
+			return nil, err
+		}
+		taus = append(taus, mulMod(tcInv, mulMod(zu, sr, n), n))
+	}
+
+	rDelta, err := get(ge.R, "r", "DELTA")
+	if err != nil {
+		return nil, err
+	}
+	tDelta, err := get(ge.T, "t", "DELTA")
+	if err != nil {
+		return nil, err
+	}
+	tDelta = new(big.Int).Mod(tDelta, n)
+	less := ge.Predicate.isLess()
+	rd := rDelta
+	tdSigned := tDelta
+	if less {
+		rd = new(big.Int).Neg(rDelta)
+		if tdSigned, err = inverse(tDelta, n); err != nil {
+			return nil, err
+		}
+	}
+	zm, err := modExp(pk.Z, ge.Mj, n)
+	if err != nil {
+		return nil, err
+	}
+	sr, err := modExp(pk.S, rd, n)
+	if err != nil {
+		return nil, err
+	}
+	zd, err := modExp(pk.Z, ge.Predicate.deltaPrime(), n)
+	if err != nil {
+		return nil, err
+	}
+	base, err := modExp(mulMod(zd, tdSigned, n), c, n)
+	if err != nil {
+		return nil, err
+	}
+	baseInv, err := inverse(base, n)
+	if err != nil {
+		return nil, err
+	}
+	taus = append(taus, mulMod(baseInv, mulMod(zm, sr, n), n))
+
+	q := big.NewInt(1)
+	for i := 0; i < iterations; i++ {
+		key := strconv.Itoa(i)
+		x, err := modExp(new(big.Int).Mod(ge.T[key], n), ge.U[key], n)
+		if err != nil {
+			return nil, err
+		}
+		q = mulMod(x, q, n)
+	}
+	sa, err := modExp(pk.S, ge.Alpha, n)
+	if err != nil {
+		return nil, err
+	}
+	q = mulMod(sa, q, n)
+	tdc, err := modExp(tDelta, c, n)
+	if err != nil {
+		return nil, err
+	}
+	tdcInv, err := inverse(tdc, n)
+	if err != nil {
+		return nil, err
+	}
+	taus = append(taus, mulMod(tdcInv, q, n))
+	return taus, nil
+}

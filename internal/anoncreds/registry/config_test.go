@@ -1,0 +1,91 @@
+package registry
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+)
+
+func TestCaddyfile(t *testing.T) {
+	in := `anoncreds_registry {
+		files /etc/proofgate/anoncreds
+		agent credo http://127.0.0.1:8001 {
+			token {env.AGENT_TOKEN}
+		}
+		agent acapy http://127.0.0.1:8031 {
+			api_key {env.ACAPY_KEY}
+		}
+		http https://resolver.example.com/1.0/{kind}/{id} {
+			header Authorization "Bearer {env.RESOLVER_TOKEN}"
+		}
+		cache_ttl 5m
+		revocation_unchecked accept
+	}`
+	var c Config
+	d := caddyfile.NewTestDispenser(in)
+	d.Next()
+	if err := c.UnmarshalCaddyfile(d); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Sources) != 4 || c.Sources[0].Dir != "/etc/proofgate/anoncreds" ||
+		c.Sources[1].Agent != "credo" || c.Sources[1].Token != "{env.AGENT_TOKEN}" ||
+		c.Sources[2].APIKey != "{env.ACAPY_KEY}" || c.Sources[3].Header["Authorization"] != "Bearer {env.RESOLVER_TOKEN}" ||
+		time.Duration(c.CacheTTL) != 5*time.Minute || !c.AcceptUncheckedRevocation() {
+		t.Fatalf("%+v", c)
+	}
+
+	for bad, want := range map[string]string{
+		"anoncreds_registry x":                                       "takes no arguments",
+		"anoncreds_registry {\nfiles\n}":                             "wrong argument count",
+		"anoncreds_registry {\nagent credo\n}":                       "agent credo|acapy <url>",
+		"anoncreds_registry {\nagent vcx http://x\n}":                "credo or acapy",
+		"anoncreds_registry {\nagent credo ftp://x\n}":               "not an absolute http(s) URL",
+		"anoncreds_registry {\nhttp https://r.example/x\n}":          "no {id}",
+		"anoncreds_registry {\ncache_ttl soon\n}":                    "cache_ttl",
+		"anoncreds_registry {\nrevocation_unchecked maybe\n}":        "accept or refuse",
+		"anoncreds_registry {\nmirror http://x\n}":                   "unknown option",
+		"anoncreds_registry {\nagent credo http://x {\npin 1\n}\n}":  "unknown option",
+		"anoncreds_registry {\nhttp https://r/{id} {\ntoken x\n}\n}": "unknown option",
+	} {
+		var c Config
+		d := caddyfile.NewTestDispenser(bad)
+		d.Next()
+		if err := c.UnmarshalCaddyfile(d); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", bad, err, want)
+		}
+	}
+}
+
+func TestBuild(t *testing.T) {
+	t.Setenv("PG_TEST_TOKEN", "secret")
+	c := &Config{Sources: []SourceConfig{
+		{Type: "files", Dir: corpusRegistry},
+		{Type: "agent", Agent: "credo", URL: "http://127.0.0.1:1", Token: "{env.PG_TEST_TOKEN}"},
+	}}
+	// The corpus registry is a files directory.
+	if _, err := c.Build(caddy.NewReplacer()); err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	c.Sources[0].Dir = t.TempDir() + "/missing"
+	if _, err := c.Build(caddy.NewReplacer()); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Fatalf("Build of a missing directory: %v", err)
+	}
+	c.Sources[0].Dir = t.TempDir()
+	r, err := c.Build(caddy.NewReplacer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := r.sources[1].(*Agent); a.header.Get("Authorization") != "secret" {
+		t.Fatalf("placeholder not resolved: %v", a.header)
+	}
+	if c.Sources[1].Token != "{env.PG_TEST_TOKEN}" {
+		t.Fatal("the config (and its dump) now holds the secret")
+	}
+	var nilConfig *Config
+	if r, err := nilConfig.Build(caddy.NewReplacer()); err != nil || len(r.sources) != 0 || nilConfig.AcceptUncheckedRevocation() {
+		t.Fatal("no block: no sources expected")
+	}
+}

@@ -1,0 +1,129 @@
+// Package registry finds AnonCreds schemas and credential definitions for
+// the verifier: several sources tried in order (operator files, the org's
+// own agent, any HTTP resolver), results cached by id with a TTL.
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/proofgate/proofgate/internal/anoncreds"
+	"github.com/proofgate/proofgate/internal/ttlcache"
+)
+
+// Kind is what is looked up.
+type Kind string
+
+// The two kinds of documents.
+const (
+	KindSchema  Kind = "schema"
+	KindCredDef Kind = "credential-definition"
+)
+
+// Source fetches one document by id. A source that does not know the id
+// returns an error wrapping anoncreds.ErrUnknown; any other error means it
+// could not answer (down, bad document), and the next source is asked.
+type Source interface {
+	Fetch(ctx context.Context, kind Kind, id string) ([]byte, error)
+	// Name says which source it is, for messages and logs.
+	Name() string
+}
+
+// Defaults of the cache.
+const (
+	DefaultTTL = 10 * time.Minute
+	// negativeTTL keeps "no source knows this id" for a short while, so a
+	// flood of presentations naming made-up ids does not become a flood of
+	// lookups.
+	negativeTTL = 30 * time.Second
+	// maxEntries bounds the cache (least recently stored go first).
+	maxEntries = 4096
+	// maxID bounds an id taken from a presentation.
+	maxID = 512
+)
+
+// Registry is an anoncreds.Resolver over sources, with a cache
+// (internal/ttlcache: bounded, one fetch per id at a time).
+type Registry struct {
+	sources []Source
+	cache   *ttlcache.Cache[any] // *anoncreds.Schema or *anoncreds.CredentialDefinition
+}
+
+// New returns a registry asking sources in order and caching for ttl
+// (DefaultTTL when zero). A lookup that failed (no source knows the id, or
+// none could answer) is remembered for at most 30s.
+func New(ttl time.Duration, sources ...Source) *Registry {
+	if ttl <= 0 {
+		ttl = DefaultTTL
+	}
+	return &Registry{sources: sources, cache: ttlcache.New[any](maxEntries, ttl, min(negativeTTL, ttl))}
+}
+
+var _ anoncreds.Resolver = (*Registry)(nil)
+
+// Schema implements anoncreds.Resolver.
+func (r *Registry) Schema(ctx context.Context, id string) (*anoncreds.Schema, error) {
+	v, err := r.lookup(ctx, KindSchema, id, func(doc []byte) (any, error) { return anoncreds.ParseSchema(id, doc) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(*anoncreds.Schema), nil
+}
+
+// CredentialDefinition implements anoncreds.Resolver.
+func (r *Registry) CredentialDefinition(ctx context.Context, id string) (*anoncreds.CredentialDefinition, error) {
+	v, err := r.lookup(ctx, KindCredDef, id, func(doc []byte) (any, error) { return anoncreds.ParseCredentialDefinition(id, doc) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(*anoncreds.CredentialDefinition), nil
+}
+
+func (r *Registry) lookup(ctx context.Context, kind Kind, id string, parse func([]byte) (any, error)) (any, error) {
+	if err := checkID(id); err != nil {
+		return nil, fmt.Errorf("%s id: %v: %w", kind, err, anoncreds.ErrUnknown)
+	}
+	return r.cache.Get(ctx, string(kind)+"\x00"+id, func(ctx context.Context) (any, error) {
+		var failures []error
+		for _, src := range r.sources {
+			doc, err := src.Fetch(ctx, kind, id)
+			if errors.Is(err, anoncreds.ErrUnknown) {
+				continue
+			}
+			if err != nil {
+				failures = append(failures, fmt.Errorf("%s: %v", src.Name(), err))
+				continue
+			}
+			v, err := parse(doc)
+			if err != nil {
+				failures = append(failures, fmt.Errorf("%s: %v", src.Name(), err))
+				continue
+			}
+			return v, nil
+		}
+		if len(failures) > 0 {
+			return nil, fmt.Errorf("%s %s: %w", kind, id, errors.Join(failures...))
+		}
+		return nil, fmt.Errorf("%s %s: %w", kind, id, anoncreds.ErrUnknown)
+	})
+}
+
+// checkID refuses ids no registry uses: empty, overlong, with control
+// characters, or "." and ".." (which would move up the path of the
+// operator's resolver URL).
+func checkID(id string) error {
+	if id == "" || len(id) > maxID {
+		return fmt.Errorf("empty or longer than %d bytes", maxID)
+	}
+	if id == "." || id == ".." {
+		return errors.New("a path step, not an id")
+	}
+	for _, c := range id {
+		if c < 0x20 || c == 0x7f {
+			return errors.New("control character")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,124 @@
+package anoncreds
+
+import (
+	"strings"
+)
+
+// credFacts is what restrictions are evaluated against for one credential
+// of a presentation.
+type credFacts struct {
+	id     Identifier
+	schema *Schema
+	def    *CredentialDefinition
+	// revealed holds the raw values the presentation reveals from this
+	// credential, by canonical attribute name.
+	revealed map[string]string
+	// attrs holds the schema's attribute names, canonical.
+	attrs map[string]bool
+}
+
+// meets evaluates restrictions (an OR of AND objects) on a credential;
+// no restrictions are met by any credential.
+//
+// The tags and what decides them, from the AnonCreds specification:
+//   - schema_id, cred_def_id, rev_reg_id: the presentation's identifiers;
+//   - schema_issuer_did / schema_issuer_id, schema_name, schema_version:
+//     the schema; issuer_did / issuer_id: the credential definition's
+//     issuer. Issuer ids of any DID method compare as strings (exactly:
+//     the reference does not equate did:sov:X with the legacy X either);
+//   - attr::<name>::value: the credential's attribute <name> has this raw
+//     value, which the presentation must reveal from that credential
+//     (an unrevealed value cannot be confirmed, so it does not meet it);
+//   - attr::<name>::marker: the credential has attribute <name> (value
+//     "1", as wallets tag it).
+func meets(restrictions Restrictions, c *credFacts) bool {
+	if len(restrictions) == 0 {
+		return true
+	}
+	for _, and := range restrictions {
+		if meetsAll(and, c) {
+			return true
+		}
+	}
+	return false
+}
+
+func meetsAll(and map[string]string, c *credFacts) bool {
+	for tag, want := range and {
+		if !meetsTag(tag, want, c) {
+			return false
+		}
+	}
+	return true
+}
+
+func meetsTag(tag, want string, c *credFacts) bool {
+	switch tag {
+	case "schema_id":
+		return c.id.SchemaID == want
+	case "cred_def_id":
+		return c.id.CredDefID == want
+	case "rev_reg_id":
+		return c.id.RevRegID != nil && *c.id.RevRegID == want
+	case "schema_issuer_did", "schema_issuer_id":
+		return c.schema.IssuerID == want
+	case "schema_name":
+		return c.schema.Name == want
+	case "schema_version":
+		return c.schema.Version == want
+	case "issuer_did", "issuer_id":
+		return c.def.IssuerID == want
+	}
+	name, kind, ok := attrTag(tag)
+	if !ok {
+		return false // not a restriction tag: never met
+	}
+	switch kind {
+	case "value":
+		v, revealed := c.revealed[canonAttr(name)]
+		return revealed && v == want
+	default: // marker
+		return c.attrs[canonAttr(name)] && want == "1"
+	}
+}
+
+// attrTag parses "attr::<name>::value" and "attr::<name>::marker".
+func attrTag(tag string) (name, kind string, ok bool) {
+	rest, found := strings.CutPrefix(tag, "attr::")
+	if !found {
+		return "", "", false
+	}
+	i := strings.LastIndex(rest, "::")
+	if i <= 0 {
+		return "", "", false
+	}
+	name, kind = rest[:i], rest[i+2:]
+	return name, kind, kind == "value" || kind == "marker"
+}
+
+// mixesIssuerTags tells whether a request uses both the legacy and the
+// new name of an issuer tag; the reference refuses such requests and so
+// do we (the two names would otherwise mean the same).
+func mixesIssuerTags(req *Request) (string, bool) {
+	seen := map[string]bool{}
+	add := func(rs Restrictions) {
+		for _, and := range rs {
+			for tag := range and {
+				seen[tag] = true
+			}
+		}
+	}
+	for _, a := range req.RequestedAttributes {
+		add(a.Restrictions)
+	}
+	for _, p := range req.RequestedPredicates {
+		add(p.Restrictions)
+	}
+	switch {
+	case seen["issuer_id"] && seen["issuer_did"]:
+		return "the request mixes issuer_id and issuer_did restrictions", true
+	case seen["schema_issuer_id"] && seen["schema_issuer_did"]:
+		return "the request mixes schema_issuer_id and schema_issuer_did restrictions", true
+	}
+	return "", false
+}
