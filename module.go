@@ -66,8 +66,11 @@ type Handler struct {
 	webhookKey  string                     // this handler's hold on the webhook deliverer, "" without webhooks
 	sweeper     *sweeper.Sweeper           // removes what outlived its retention; nil when nothing expires
 	didcomm     map[string]didcommReceiver // URL path → local verifier
-	logger      *zap.Logger
-	requestLog  *zap.Logger // one line per handled request (requestlog.go)
+	// invitationLinks: URL path of a public URL → where long invitation
+	// URLs opened in a browser get the invitation page.
+	invitationLinks map[string]invitationLink
+	logger          *zap.Logger
+	requestLog      *zap.Logger // one line per handled request (requestlog.go)
 }
 
 // CaddyModule returns the Caddy module information.
@@ -191,6 +194,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.shortPrefix = strings.TrimSuffix(u.Path, "/") + "/url/"
 		h.gw.ShortURLs = shorturl.New(store.New(ctx.Storage(), "shorturls"), time.Duration(h.ShortURLTTL))
 	}
+	h.provisionInvitationLinks(r.all, publicURL)
 	if h.Email != nil {
 		if err := h.provisionMail(ctx, ctx.Storage()); err != nil {
 			return err
@@ -260,6 +264,9 @@ func (h *Handler) Validate() error {
 // ServeHTTP serves proofgate's routes and passes everything else on.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	route, param := h.match(r.URL.Path)
+	if route == routeNone && h.invitationLinks != nil && h.isInvitationLink(r) {
+		route, param = routeInvitationPage, r.URL.Path
+	}
 	if route == routeNone {
 		return next.ServeHTTP(w, r)
 	}
@@ -307,6 +314,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, route route, par
 			return
 		}
 		h.gw.ResolveShortURL(w, r, param)
+	case routeInvitationPage:
+		link := h.invitationLinks[param]
+		h.gw.ServeInvitationLink(w, r, link.base, link.states)
 	case routeDIDComm:
 		// Wallets post their messages here; the verifier answers every
 		// method and status itself (DIDComm over HTTP is one-way: 202).

@@ -10,6 +10,7 @@ const (
 	routeAccept
 	routeShortURL
 	routeDIDComm
+	routeInvitationPage // <public_url>?oob=… opened in a browser
 	routeRecord
 )
 
@@ -22,6 +23,8 @@ func (rt route) operation() string {
 		return opAccept
 	case routeDIDComm:
 		return opDIDComm
+	case routeInvitationPage:
+		return opInvitationPage
 	case routeRecord:
 		return opGetRecord
 	default:

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 )
@@ -35,15 +36,18 @@ func writeCreatedOne(w http.ResponseWriter, d oobData) {
 	writeBody(w, http.StatusCreated, b)
 }
 
-// appendJSONString appends s as a JSON string exactly as encoding/json
-// writes it: the common case (printable ASCII without ", \, <, > or &)
-// as is, anything else through encoding/json.
+// appendJSONString appends s as a JSON string exactly as writeJSON's
+// encoder writes it (no HTML escaping): the common case (printable ASCII
+// without " or \\) as is, anything else through encoding/json.
 func appendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s) // a string always marshals
-			return append(b, q...)
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			_ = enc.Encode(s) // a string always encodes
+			return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 		}
 	}
 	b = append(b, '"')

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -82,13 +83,39 @@ func (g *Gateway) authenticate(w http.ResponseWriter, r *http.Request) (*auth.Pr
 		return nil, false
 	}
 	if err != nil {
+		// Why, at debug level: the answer itself says only 401, and the
+		// credential is never logged, only where it was.
 		if c := g.Logger.Check(zap.DebugLevel, "authentication failed"); c != nil {
-			c.Write(zap.String("reason", err.Error()), zap.String("remote", r.RemoteAddr))
+			reason := err.Error()
+			if errors.Is(err, auth.ErrNoCredential) {
+				reason = "no credentials"
+			}
+			c.Write(zap.String("reason", reason), zap.String("presented", credentialKind(r)), zap.String("remote", r.RemoteAddr))
 		}
 		writeUnauthorized(w, challenge)
 		return nil, false
 	}
 	return p, true
+}
+
+// credentialKind names where a request carries a credential, for logs:
+// the header and scheme, never the value.
+func credentialKind(r *http.Request) string {
+	var kinds []string
+	if r.Header.Get("X-API-Key") != "" {
+		kinds = append(kinds, "X-API-Key")
+	}
+	if a := r.Header.Get("Authorization"); a != "" {
+		scheme, _, _ := strings.Cut(a, " ")
+		if len(scheme) > 16 {
+			scheme = scheme[:16]
+		}
+		kinds = append(kinds, "Authorization "+scheme)
+	}
+	if len(kinds) == 0 {
+		return "none"
+	}
+	return strings.Join(kinds, ", ")
 }
 
 // findRecord finds which org owns the record: first from what the backends

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -29,9 +30,16 @@ type successBody struct {
 	Data       any    `json:"data"`
 }
 
-// writeJSON writes v as the JSON response body with status.
+// writeJSON writes v as the JSON response body with status. HTML
+// characters are written as they are (">=", not "\u003e="): the body is
+// served as application/json with nosniff, never as HTML, and clients
+// compare and log what they sent.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	if err != nil {
 		// Our own response types always marshal; this cannot happen, but
 		// an empty 500 is better than a half-written body if it does.

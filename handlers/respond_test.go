@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http/httptest"
@@ -93,5 +94,23 @@ func TestWantsJSON(t *testing.T) {
 		if got := wantsJSON(accept); got != want {
 			t.Errorf("wantsJSON(%q) = %v, want %v", accept, got, want)
 		}
+	}
+}
+
+// JSON answers keep what the caller wrote: ">=" stays ">=", not "\u003e=",
+// also inside raw JSON passed through (invitations, records).
+func TestWriteJSONNoHTMLEscaping(t *testing.T) {
+	w := httptest.NewRecorder()
+	writeJSON(w, 400, map[string]any{
+		"message": []string{`p_type: must be one of >= > <= < & "quoted"`},
+		"raw":     json.RawMessage(`{"p_type":">="}`),
+	})
+	got := w.Body.String()
+	want := `{"message":["p_type: must be one of >= > <= < & \"quoted\""],"raw":{"p_type":">="}}`
+	if got != want {
+		t.Fatalf("body\n%s\nwant\n%s", got, want)
+	}
+	if w.Header().Get("Content-Length") != fmt.Sprint(len(want)) {
+		t.Fatalf("Content-Length %s, want %d", w.Header().Get("Content-Length"), len(want))
 	}
 }

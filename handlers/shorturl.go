@@ -1,19 +1,33 @@
 package handlers
 
 import (
+	"context"
+	"encoding/base64"
 	"errors"
 	"net/http"
 	"strings"
 
+	"go.uber.org/zap"
+
+	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/shorturl"
 )
 
-// ResolveShortURL serves GET <public_url>/url/{id}: the invitation JSON to
-// clients that ask for JSON (wallets, per RFC 0434), otherwise a 302 to the
-// long ?oob= URL (browsers, which then hand it to a wallet).
+// ResolveShortURL serves GET <public_url>/url/{id}, by content negotiation:
+//   - Accept: application/json (wallets, RFC 0434): the invitation JSON;
+//   - Accept: text/html (browsers): the invitation page, for a person to
+//     scan its QR code or open it in a wallet app;
+//   - anything else: a 302 to the long ?oob= URL (RFC 0434's other answer,
+//     for clients that follow redirects and read the URL).
 func (g *Gateway) ResolveShortURL(w http.ResponseWriter, r *http.Request, id string) {
+	accept := r.Header.Get("Accept")
 	e, err := g.ShortURLs.Resolve(r.Context(), id)
 	if errors.Is(err, shorturl.ErrNotFound) {
+		if !wantsJSON(accept) && wantsHTML(accept) {
+			writeProblemPage(w, r, http.StatusNotFound, "Invitation not found",
+				"This invitation link is unknown or has expired.")
+			return
+		}
 		writeError(w, http.StatusNotFound, "this invitation link is unknown or has expired")
 		return
 	}
@@ -21,18 +35,102 @@ func (g *Gateway) ResolveShortURL(w http.ResponseWriter, r *http.Request, id str
 		writeBackendError(w, g.Logger, "", err)
 		return
 	}
-	if wantsJSON(r.Header.Get("Accept")) {
-		h := w.Header()
-		h.Set("Content-Type", "application/json; charset=utf-8")
-		h.Set("Cache-Control", "no-store")
-		w.WriteHeader(http.StatusOK)
-		if r.Method != http.MethodHead {
-			_, _ = w.Write(e.Invitation)
+	switch {
+	case wantsJSON(accept):
+		writeInvitationJSON(w, r, e.Invitation)
+	case wantsHTML(accept):
+		info, err := parseInvitation(e.Invitation)
+		if err != nil {
+			// Stored by us; a record made by an agent we could not read.
+			g.Logger.Warn("short URL holds no readable invitation", zap.String("id", id))
 		}
+		writeInvitationPage(w, r, g.ShortURLBase+id, e.LongURL, e.Invitation, info)
+	default:
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Add("Vary", "Accept")
+		http.Redirect(w, r, e.LongURL, http.StatusFound)
+	}
+}
+
+// InvitationStater tells the state of the proof record behind an
+// invitation the local verifier made (backend.ErrNotFound when there is
+// none), so the page of a used or deleted invitation can say so.
+type InvitationStater interface {
+	InvitationState(ctx context.Context, invitationID string) (string, error)
+}
+
+// ServeInvitationLink serves GET <public_url>?oob=…, the long invitation
+// URL, when a browser opens it: the invitation page (or JSON, to clients
+// that ask for it). The invitation is in the URL itself; base is the
+// public URL it was made for; states, when not nil, tells whether its
+// record is still waiting for an answer.
+func (g *Gateway) ServeInvitationLink(w http.ResponseWriter, r *http.Request, base string, states InvitationStater) {
+	accept := r.Header.Get("Accept")
+	asJSON := wantsJSON(accept)
+	invitation, err := decodeOOBParam(r.URL.Query().Get("oob"))
+	var info invitationInfo
+	if err == nil {
+		info, err = parseInvitation(invitation)
+	}
+	if err != nil {
+		if asJSON {
+			writeError(w, http.StatusBadRequest, []string{"oob: not an out-of-band invitation (base64url of its JSON)"})
+			return
+		}
+		writeProblemPage(w, r, http.StatusBadRequest, "Invitation link damaged",
+			"This invitation link is incomplete or damaged; it may have been cut when it was copied.")
 		return
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	http.Redirect(w, r, e.LongURL, http.StatusFound)
+	if states != nil {
+		state, err := states.InvitationState(r.Context(), info.ID)
+		switch {
+		case errors.Is(err, backend.ErrNotFound):
+			if asJSON {
+				writeError(w, http.StatusNotFound, "this invitation is unknown or has expired")
+				return
+			}
+			writeProblemPage(w, r, http.StatusNotFound, "Invitation not found",
+				"This invitation is unknown or has expired.")
+			return
+		case err != nil:
+			// Only the page's wording depends on it: show the invitation.
+			g.Logger.Warn("looking up the record of an invitation", zap.String("invitation_id", info.ID), zap.Error(err))
+		case state == backend.StatePresentationReceived || state == backend.StateDone:
+			if !asJSON {
+				writeProblemPage(w, r, http.StatusGone, "Proof already shared",
+					"This proof request has already been answered. Ask the verifier for a new link to share a proof again.")
+				return
+			}
+		case state == backend.StateAbandoned:
+			if !asJSON {
+				writeProblemPage(w, r, http.StatusGone, "Proof request closed",
+					"This proof request was closed and can no longer be answered.")
+				return
+			}
+		}
+	}
+	if asJSON {
+		writeInvitationJSON(w, r, invitation)
+		return
+	}
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+	}
+	long := base + sep + "oob=" + base64.RawURLEncoding.EncodeToString(invitation)
+	writeInvitationPage(w, r, long, long, invitation, info)
+}
+
+func writeInvitationJSON(w http.ResponseWriter, r *http.Request, invitation []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Add("Vary", "Accept")
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(invitation)
+	}
 }
 
 // wantsJSON reports whether an Accept header names application/json.

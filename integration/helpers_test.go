@@ -42,6 +42,9 @@ func globalOptions(storage string) string {
 	grace_period 1ns
 	skip_install_trust
 	storage file_system ` + storage + `
+	log {
+		output ` + testLogOutput + `
+	}
 }
 `
 }
@@ -86,7 +89,9 @@ func startCaddy(t *testing.T, extra string) (*caddytest.Tester, string) {
 // earlier.
 func unloadAtEnd(t *testing.T) {
 	t.Cleanup(func() {
-		if err := caddy.Load([]byte(`{"admin":{"listen":"`+adminAddr+`"}}`), true); err != nil {
+		// What Caddy logs while stopping does not explain a failure.
+		pauseLogs()
+		if err := caddy.Load([]byte(idleConfig()), true); err != nil {
 			t.Errorf("unloading the test config: %v", err)
 		}
 	})

@@ -341,8 +341,10 @@ func TestJWTExample(t *testing.T) {
 	s := string(out)
 	for _, want := range []string{
 		`"provider":"jwt"`,
-		`"jwks_url":"https://idp.example.com/realms/credebl/protocol/openid-connect/certs"`,
-		`"issuer":"https://idp.example.com/realms/credebl"`,
+		// Runtime placeholders, resolved (or refused, naming the
+		// variable) at load: TestExampleCaddyfiles.
+		`"jwks_url":"{env.PROOFGATE_JWKS_URL}"`,
+		`"issuer":"{env.PROOFGATE_ISSUER}"`,
 		`"audience":["proofgate"]`,
 		`"algorithms":["RS256","ES256"]`,
 		`"orgs_claim":"resource_access"`,

@@ -151,10 +151,16 @@ func TestSendOutOfBandPresentationExchangeShortURL(t *testing.T) {
 	if err := json.Unmarshal(j.body, &inv); err != nil || inv["@id"] != data["outOfBandId"] {
 		t.Fatalf("short URL JSON %s", j.body)
 	}
-	// A browser is redirected to the long URL.
+	// A browser gets the invitation page (invitation_page_test.go); a
+	// client that asks for neither JSON nor HTML is redirected to the
+	// long URL (RFC 0434).
 	b := do(t, http.MethodGet, path, "", "Accept: text/html")
-	if b.status != http.StatusFound || b.header.Get("Location") != data["longInvitationUrl"] {
-		t.Fatalf("short URL redirect: %d %v", b.status, b.header)
+	if b.status != http.StatusOK || !strings.HasPrefix(b.header.Get("Content-Type"), "text/html") {
+		t.Fatalf("short URL page: %d %v", b.status, b.header)
+	}
+	plain := do(t, http.MethodGet, path, "")
+	if plain.status != http.StatusFound || plain.header.Get("Location") != data["longInvitationUrl"] {
+		t.Fatalf("short URL redirect: %d %v", plain.status, plain.header)
 	}
 	wantBody(t, do(t, http.MethodGet, "/url/AAAAAAAAAAAAAAAA", ""), http.StatusNotFound,
 		`{"statusCode":404,"error":"Not Found","message":"this invitation link is unknown or has expired"}`)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
-	"github.com/caddyserver/caddy/v2/caddytest"
 
 	"github.com/proofgate/proofgate/internal/backend"
 )
@@ -73,7 +72,7 @@ func TestPanicBecomes500(t *testing.T) {
 }
 
 func TestLoadRefusedWithoutAuth(t *testing.T) {
-	caddytest.AssertLoadError(t, globalOptions(t.TempDir())+`
+	assertLoadError(t, globalOptions(t.TempDir())+`
 `+base+` {
 	proofgate {
 		backend local local {
@@ -85,7 +84,7 @@ func TestLoadRefusedWithoutAuth(t *testing.T) {
 }
 
 func TestLoadRefusedWithoutBackend(t *testing.T) {
-	caddytest.AssertLoadError(t, globalOptions(t.TempDir())+`
+	assertLoadError(t, globalOptions(t.TempDir())+`
 `+base+` {
 	proofgate {
 		auth {
@@ -97,7 +96,7 @@ func TestLoadRefusedWithoutBackend(t *testing.T) {
 }
 
 func TestLoadRefusedWithUnknownDefaultBackend(t *testing.T) {
-	caddytest.AssertLoadError(t, globalOptions(t.TempDir())+`
+	assertLoadError(t, globalOptions(t.TempDir())+`
 `+base+` {
 	proofgate {
 		backend local local {
@@ -113,7 +112,7 @@ func TestLoadRefusedWithUnknownDefaultBackend(t *testing.T) {
 }
 
 func TestLoadRefusedWithPlaintextMailToRemoteServer(t *testing.T) {
-	caddytest.AssertLoadError(t, globalOptions(t.TempDir())+`
+	assertLoadError(t, globalOptions(t.TempDir())+`
 `+base+` {
 	proofgate {
 		backend local local {

@@ -1,6 +1,8 @@
 package local
 
 import (
+	"strconv"
+
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -17,7 +19,7 @@ import (
 //		didcomm_endpoint <url>
 //		label            <text>
 //		cluster
-//		allow_private_endpoints
+//		allow_private_endpoints [true|false]
 //		record_retention <duration>
 //		invitation_ttl   <duration>
 //		key_encryption_key <{env.NAME}|{file./path}>
@@ -87,14 +89,24 @@ func (l *Local) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			} else {
 				l.PreviousKeyEncryptionKeys = append(l.PreviousKeyEncryptionKeys, v)
 			}
-		case "cluster", "allow_private_endpoints":
+		case "cluster":
 			if d.NextArg() {
 				return d.ArgErr()
 			}
-			if opt == "cluster" {
-				l.Cluster = true
-			} else {
-				l.AllowPrivateEndpoints = true
+			l.Cluster = true
+		case "allow_private_endpoints":
+			// An optional true|false, so a Caddyfile can take it from the
+			// environment: allow_private_endpoints {$VAR:false}.
+			l.AllowPrivateEndpoints = true
+			if d.NextArg() {
+				v, err := strconv.ParseBool(d.Val())
+				if err != nil {
+					return d.Errf("allow_private_endpoints: %q is not true or false", d.Val())
+				}
+				l.AllowPrivateEndpoints = v
+				if d.NextArg() {
+					return d.ArgErr()
+				}
 			}
 		case "anoncreds_registry":
 			l.AnonCredsRegistry = new(registry.Config)

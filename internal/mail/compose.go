@@ -9,8 +9,9 @@ import (
 	texttemplate "text/template"
 	"time"
 
-	"github.com/skip2/go-qrcode"
 	gomail "github.com/wneessen/go-mail"
+
+	"github.com/proofgate/proofgate/internal/qr"
 )
 
 // qrMinSize is the smallest QR image drawn, in pixels: large enough to scan
@@ -121,13 +122,7 @@ func (c *composer) compose(m Message, date time.Time) (*gomail.Msg, error) {
 // qrMinSize wide. It returns nil when the URL does not fit in a QR code
 // even at the lowest error correction; the mail then has the link only.
 func qrPNG(url string) ([]byte, int) {
-	var q *qrcode.QRCode
-	var err error
-	for _, level := range []qrcode.RecoveryLevel{qrcode.Medium, qrcode.Low} {
-		if q, err = qrcode.New(url, level); err == nil {
-			break
-		}
-	}
+	q, err := qr.Encode(url)
 	if err != nil {
 		return nil, 0
 	}

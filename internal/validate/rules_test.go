@@ -91,7 +91,7 @@ func TestRules(t *testing.T) {
 		{"predicates not object", "indy", indyBody, []edit{set("proofFormats.indy.requested_predicates", raw(`[]`))}, []string{"proofFormats.indy.requested_predicates: must be an object mapping referents to predicate requests"}},
 		{"predicate not object", "indy", indyBody, []edit{set(rp, 1)}, []string{rp + ": must be an object with name, p_type and p_value"}},
 		{"predicate name missing", "indy", indyBody, []edit{del(rp + ".name")}, []string{rp + ".name: is required"}},
-		{"predicate names not allowed", "indy", indyBody, []edit{set(rp+".names", raw(`["a"]`))}, []string{rp + ".names: unknown field"}},
+		{"predicate names not allowed", "indy", indyBody, []edit{set(rp+".names", raw(`["a"]`))}, []string{rp + ".names: unknown field (did you mean name?)"}},
 		{"p_type missing", "indy", indyBody, []edit{del(rp + ".p_type")}, []string{rp + `.p_type: is required: one of ">=", ">", "<=", "<"`}},
 		{"p_type wrong", "indy", indyBody, []edit{set(rp+".p_type", "==")}, []string{rp + `.p_type: must be one of ">=", ">", "<=", "<"`}},
 		{"p_type each", "indy", indyBody, []edit{set(rp+".p_type", "<")}, nil},

@@ -139,7 +139,7 @@ func (v *Validator) unknownKeys(obj map[string]any, path string, known []string,
 	}
 	for k := range obj {
 		if !slices.Contains(known, k) {
-			c.add(key(path, k), "unknown field")
+			c.add(key(path, k), unknownField(k, known))
 		}
 	}
 }
@@ -182,7 +182,7 @@ func (v *Validator) proofFormats(obj map[string]any, req *backend.OOBRequest, c 
 			}
 		default:
 			if !v.ignoreUnknown {
-				c.add(key("proofFormats", k), "unknown field")
+				c.add(key("proofFormats", k), unknownField(k, []string{"indy", "presentationExchange"}))
 			}
 		}
 	}

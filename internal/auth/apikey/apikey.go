@@ -180,7 +180,7 @@ func (p *Provider) Authenticate(r *http.Request) (*auth.Principal, error) {
 
 // ErrInvalidKey is the error of a presented key that matches none
 // configured (the request is answered 401).
-var ErrInvalidKey = errors.New("invalid API key")
+var ErrInvalidKey = errors.New("unknown API key")
 
 var (
 	errInvalidKey    = ErrInvalidKey

@@ -183,6 +183,15 @@ func (p *Provider) Provision(ctx caddy.Context) error {
 	}
 
 	repl := caddy.NewReplacer()
+	if p.Issuer != "" {
+		// {env.ISSUER} in a Caddyfile: an unset variable is named here,
+		// never silently an unchecked issuer.
+		iss, err := repl.ReplaceOrErr(p.Issuer, true, true)
+		if err != nil {
+			return fmt.Errorf("jwt: issuer: %v", err)
+		}
+		p.Issuer = iss
+	}
 	for i, f := range p.KeyFiles {
 		path, err := repl.ReplaceOrErr(f, true, true)
 		if err != nil {

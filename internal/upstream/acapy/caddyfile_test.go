@@ -113,9 +113,23 @@ func TestProvisionSecrets(t *testing.T) {
 		t.Errorf("https url without TLS transport")
 	}
 
-	missing := &Backend{APIKey: "{env.PG_TEST_UNSET_VARIABLE}", storage: &certmagic.FileStorage{Path: dir}}
+	missing := &Backend{storage: &certmagic.FileStorage{Path: dir}}
 	missing.URL = "http://127.0.0.1:1"
-	if err := missing.Provision(ctx); err == nil {
-		t.Errorf("an unset secret placeholder must fail the load")
+	missing.TenantTokens = map[string]string{"w1": "{env.PG_TEST_UNSET_VARIABLE}"}
+	if err := missing.Provision(ctx); err == nil || !strings.Contains(err.Error(), "PG_TEST_UNSET_VARIABLE") {
+		t.Errorf("an unset secret placeholder must fail the load, naming it: %v", err)
+	}
+
+	// An API key that resolves to nothing is no key: the agent runs with
+	// --admin-insecure-mode (examples/acapy.Caddyfile with the variable unset).
+	insecure := &Backend{APIKey: "{env.PG_TEST_UNSET_VARIABLE}", storage: &certmagic.FileStorage{Path: dir}}
+	insecure.URL = "http://127.0.0.1:1"
+	if err := insecure.Provision(ctx); err != nil || insecure.APIKey != "" {
+		t.Errorf("unset API key: %v, key %q; want no key", err, insecure.APIKey)
+	}
+	typo := &Backend{APIKey: "{evn.PG_TEST_UNSET_VARIABLE}", storage: &certmagic.FileStorage{Path: dir}}
+	typo.URL = "http://127.0.0.1:1"
+	if err := typo.Provision(ctx); err == nil {
+		t.Errorf("an unknown placeholder in api_key must fail the load")
 	}
 }

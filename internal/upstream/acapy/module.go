@@ -66,9 +66,16 @@ func (*Backend) CaddyModule() caddy.ModuleInfo {
 
 // Provision resolves secrets, builds the client and the token cache.
 func (b *Backend) Provision(ctx caddy.Context) error {
-	if err := b.Config.Provision(ctx, &b.APIKey); err != nil {
+	if err := b.Config.Provision(ctx); err != nil {
 		return err
 	}
+	// The API key may resolve to nothing ({env.KEY} unset): an agent in
+	// --admin-insecure-mode takes none, and none is sent.
+	key, err := caddy.NewReplacer().ReplaceOrErr(b.APIKey, false, true)
+	if err != nil {
+		return fmt.Errorf("api_key: %v", err)
+	}
+	b.APIKey = key
 	var fetch agent.FetchFunc
 	if b.FetchWalletTokens {
 		fetch = b.fetchWalletToken

@@ -1,0 +1,91 @@
+package handlers
+
+import (
+	"context"
+	"encoding/base64"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"go.uber.org/zap"
+
+	"github.com/proofgate/proofgate/internal/backend"
+)
+
+type fakeStates map[string]string
+
+func (f fakeStates) InvitationState(_ context.Context, id string) (string, error) {
+	if s, ok := f[id]; ok {
+		return s, nil
+	}
+	return "", backend.ErrNotFound
+}
+
+func oobParam(inv string) string { return base64.RawURLEncoding.EncodeToString([]byte(inv)) }
+
+func TestServeInvitationLink(t *testing.T) {
+	const inv = `{"@type":"https://didcomm.org/out-of-band/1.1/invitation","@id":"%s","label":"Verifier <One>",
+		"requests~attach":[{"data":{"base64":"` + `eyJjb21tZW50IjoiQWdlID49IDE4In0=` + `"}}]}`
+	states := fakeStates{"waiting": backend.StateRequestSent, "answered": backend.StatePresentationReceived,
+		"done": backend.StateDone, "closed": backend.StateAbandoned}
+	g := &Gateway{Logger: zap.NewNop()}
+	for _, tc := range []struct {
+		name, oob, accept string
+		status            int
+		says              string
+	}{
+		{"waiting", oobParam(strings.Replace(inv, "%s", "waiting", 1)), "text/html", 200, "Age &gt;= 18"},
+		{"label escaped", oobParam(strings.Replace(inv, "%s", "waiting", 1)), "text/html", 200, "Verifier &lt;One&gt;"},
+		{"json", oobParam(strings.Replace(inv, "%s", "waiting", 1)), "application/json", 200, `"label":"Verifier <One>"`},
+		{"padded std base64", base64.StdEncoding.EncodeToString([]byte(strings.Replace(inv, "%s", "waiting", 1))), "text/html", 200, "Age &gt;= 18"},
+		{"answered", oobParam(strings.Replace(inv, "%s", "answered", 1)), "text/html", 410, "already been answered"},
+		{"done", oobParam(strings.Replace(inv, "%s", "done", 1)), "text/html", 410, "already been answered"},
+		{"closed", oobParam(strings.Replace(inv, "%s", "closed", 1)), "text/html", 410, "closed"},
+		{"unknown", oobParam(strings.Replace(inv, "%s", "other", 1)), "text/html", 404, "unknown or has expired"},
+		{"unknown json", oobParam(strings.Replace(inv, "%s", "other", 1)), "application/json", 404, `"statusCode":404`},
+		{"damaged", "eyJAdHlwZ", "text/html", 400, "incomplete or damaged"},
+		{"damaged json", "!!", "application/json", 400, `oob: not an out-of-band invitation`},
+		{"not an invitation", oobParam(`{"@type":"https://didcomm.org/present-proof/2.0/request-presentation"}`), "text/html", 400, "incomplete or damaged"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodGet, "https://verifier.example.com/?oob="+tc.oob, nil)
+			r.Header.Set("Accept", tc.accept)
+			w := httptest.NewRecorder()
+			g.ServeInvitationLink(w, r, "https://verifier.example.com", states)
+			if w.Code != tc.status || !strings.Contains(w.Body.String(), tc.says) {
+				t.Fatalf("%d, want %d with %q:\n%s", w.Code, tc.status, tc.says, w.Body)
+			}
+			if strings.Contains(tc.accept, "html") && w.Header().Get("Content-Security-Policy") != pageCSP {
+				t.Fatalf("CSP %q", w.Header().Get("Content-Security-Policy"))
+			}
+		})
+	}
+}
+
+func TestPageQRURL(t *testing.T) {
+	const inv = `{"@type":"https://didcomm.org/out-of-band/1.1/invitation","@id":"x","label":"v"}`
+	r := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:8080/?utm=1&oob="+oobParam(inv), nil)
+	r.Header.Set("Accept", "text/html")
+	w := httptest.NewRecorder()
+	(&Gateway{Logger: zap.NewNop()}).ServeInvitationLink(w, r, "https://verifier.example.com", nil)
+	// The page shows the canonical long URL of the public URL, whatever
+	// host or extra parameters the browser came with.
+	if want := `value="https://verifier.example.com?oob=` + oobParam(inv) + `"`; !strings.Contains(w.Body.String(), want) {
+		t.Fatalf("page lacks %s:\n%s", want, w.Body)
+	}
+	if !strings.Contains(w.Body.String(), `href="didcomm://invite?oob=`+oobParam(inv)+`"`) {
+		t.Fatalf("no didcomm link:\n%s", w.Body)
+	}
+}
+
+func TestWantsHTML(t *testing.T) {
+	for accept, want := range map[string]bool{
+		"text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8": true,
+		"application/json": false, "*/*": false, "": false, "TEXT/HTML": true,
+	} {
+		if wantsHTML(accept) != want {
+			t.Errorf("wantsHTML(%q) = %v", accept, !want)
+		}
+	}
+}
