@@ -148,8 +148,14 @@ func TestUnknownKidRateLimitedAndCollapsed(t *testing.T) {
 			t.Fatalf("concurrent first use: %v", err)
 		}
 	}
-	if n := i.fetches.Load(); n != 1 {
-		t.Fatalf("fetches after 20 concurrent first requests = %d, want 1", n)
+	// One fetch is ours; httprc's scheduler may add one more: Refresh sets
+	// the resource's next run to the epoch while its synchronous fetch is
+	// in flight, and a scheduler tick landing in that window (seen on a
+	// loaded machine) fetches too. What matters is that 20 callers do not
+	// make 20 fetches.
+	first := i.fetches.Load()
+	if first < 1 || first > 2 {
+		t.Fatalf("fetches after 20 concurrent first requests = %d, want 1 (2 at most)", first)
 	}
 
 	// Made-up kids cannot make the gateway hammer the IdP.
@@ -159,8 +165,8 @@ func TestUnknownKidRateLimitedAndCollapsed(t *testing.T) {
 			t.Fatal("made-up kid accepted")
 		}
 	}
-	if n := i.fetches.Load(); n != 1 {
-		t.Fatalf("fetches after 50 unknown kids within min_refresh_interval = %d, want 1", n)
+	if n := i.fetches.Load(); n != first {
+		t.Fatalf("fetches after 50 unknown kids within min_refresh_interval = %d, want none beyond the first %d", n, first)
 	}
 }
 
