@@ -2,8 +2,6 @@ package proofgate
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/proofgate/proofgate/internal/outbox"
 )
 
 // opGetRecord is the metrics label of GET /proofs/{id}.
@@ -32,5 +30,5 @@ var lifecycleMetrics = struct {
 }
 
 func lifecycleCollectors() []prometheus.Collector {
-	return []prometheus.Collector{lifecycleMetrics.changes, outbox.Collector(), lifecycleMetrics.events, lifecycleMetrics.swept}
+	return []prometheus.Collector{lifecycleMetrics.changes, lifecycleMetrics.events, lifecycleMetrics.swept}
 }

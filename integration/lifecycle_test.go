@@ -144,9 +144,9 @@ func TestLifecycleWebhooksEventsAndRead(t *testing.T) {
 
 	// The outcomes are counted just after the receiver answered.
 	for series, want := range map[string]float64{
-		`caddy_proofgate_outbox_attempts_total{kind="webhook",outcome="sent"}`:  3,
-		`caddy_proofgate_outbox_attempts_total{kind="webhook",outcome="retry"}`: 2,
-		`caddy_proofgate_outbox_attempts_total{kind="ack",outcome="sent"}`:      1,
+		`caddy_proofgate_outbox_deliveries_total{kind="webhook",outcome="sent"}`:  3,
+		`caddy_proofgate_outbox_deliveries_total{kind="webhook",outcome="retry"}`: 2,
+		`caddy_proofgate_outbox_deliveries_total{kind="ack",outcome="sent"}`:      1,
 	} {
 		deadline := time.Now().Add(10 * time.Second)
 		for metricValue(t, series) < want {

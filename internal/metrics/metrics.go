@@ -319,13 +319,11 @@ func OutboxDelivery(kind, outcome string) {
 	outboxDeliveries.WithLabelValues(bounded(kind, KindMail, KindWebhook, KindAck), bounded(outcome, Sent, Retry, Failed)).Inc()
 }
 
-// MailAttempt counts an e-mail delivery attempt (the older
-// mail_attempts_total, kept for existing dashboards) and its outbox
-// delivery.
+// MailAttempt counts an e-mail delivery attempt in the older
+// mail_attempts_total, kept for existing dashboards. (The outbox counts
+// the delivery itself in outbox_deliveries_total, for every kind.)
 func MailAttempt(outcome string) {
-	outcome = bounded(outcome, Sent, Retry, Failed)
-	mailAttempts.WithLabelValues(outcome).Inc()
-	OutboxDelivery(KindMail, outcome)
+	mailAttempts.WithLabelValues(bounded(outcome, Sent, Retry, Failed)).Inc()
 }
 
 // DIDComm directions and outcomes.

@@ -1,29 +1,15 @@
 package outbox
 
-import (
-	"github.com/prometheus/client_golang/prometheus"
+import "github.com/proofgate/proofgate/internal/metrics"
 
-	"github.com/proofgate/proofgate/internal/metrics"
-)
-
-// attempts counts delivery outcomes of every deliverer, by kind and
-// outcome. Package-global like Caddy's own metrics: each config load
-// registers it again with its registry (Collector) and the counts carry
-// over.
-var attempts = prometheus.NewCounterVec(prometheus.CounterOpts{
-	Namespace: "caddy", Subsystem: "proofgate", Name: "outbox_attempts_total",
-	Help: "Outbox delivery attempts, by kind (email, webhook, ack) and outcome: sent, failed (for good), or retry (will be tried again).",
-}, []string{"kind", "outcome"})
-
-// Collector is the outbox's metric, for the module to register.
-func Collector() prometheus.Collector { return attempts }
-
+// count records an attempt's outcome in the one delivery counter of every
+// outbox (caddy_proofgate_outbox_deliveries_total, by kind and outcome:
+// sent, failed for good, or retry).
 func count(kind string, s Status) {
-	outcome := "retry"
+	outcome := metrics.Retry
 	if s.State.Final() {
 		outcome = string(s.State)
 	}
-	attempts.WithLabelValues(kind, outcome).Inc()
 	metrics.OutboxDelivery(metricKind(kind), outcome)
 }
 
