@@ -1,0 +1,42 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/metrics"
+	"github.com/proofgate/proofgate/internal/validate"
+)
+
+// recordAccess does what every route on one proof record starts with:
+// authenticate, check the id (400 before any lookup), find the owning org
+// and its backend (404 when unknown), and check the caller may act for that
+// org (403). It writes the refusal itself and reports ok false; otherwise
+// it returns the record's backend and org (with its tenant when the org is
+// routed to that backend).
+func (g *Gateway) recordAccess(w http.ResponseWriter, r *http.Request, recordID string) (backend.Backend, backend.Org, bool) {
+	principal, ok := g.authenticate(w, r)
+	if !ok {
+		return nil, backend.Org{}, false
+	}
+	if err := validate.ProofRecordID(recordID); err != nil {
+		metrics.ValidationFailures([]string{err.Error()})
+		writeError(w, http.StatusBadRequest, []string{err.Error()})
+		return nil, backend.Org{}, false
+	}
+	b, orgID, err := g.findRecord(r.Context(), principal, recordID)
+	if err != nil {
+		writeBackendError(w, g.Logger, recordID, err)
+		return nil, backend.Org{}, false
+	}
+	g.noteBackend(w, b, orgID)
+	if !principal.Authorize(orgID, g.AllowedRoles) {
+		writeForbidden(w)
+		return nil, backend.Org{}, false
+	}
+	org := backend.Org{ID: orgID}
+	if routed, routedOrg, ok := g.Backends.Route(orgID); ok && routed == b {
+		org = routedOrg
+	}
+	return b, org, true
+}
