@@ -117,15 +117,7 @@ func (s *exampleServer) stop() {
 	if s.cmd.ProcessState != nil {
 		return
 	}
-	_ = s.cmd.Process.Signal(syscall.SIGINT)
-	done := make(chan struct{})
-	go func() { _ = s.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(15 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-done
-	}
+	stopProcess(s.cmd)
 }
 
 func (s *exampleServer) post(path, key, body string) (int, string) {
@@ -219,4 +211,18 @@ func between(s, start, end string) string {
 	}
 	v, _, _ := strings.Cut(rest, end)
 	return v
+}
+
+// stopProcess stops a Caddy started by a test: SIGINT (a graceful stop),
+// then SIGKILL after 15 s.
+func stopProcess(cmd *exec.Cmd) {
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
 }

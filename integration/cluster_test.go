@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -104,15 +103,7 @@ func (n *clusterNode) stop() {
 	if n.cmd.ProcessState != nil {
 		return
 	}
-	_ = n.cmd.Process.Signal(syscall.SIGINT)
-	done := make(chan struct{})
-	go func() { _ = n.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(15 * time.Second):
-		_ = n.cmd.Process.Kill()
-		<-done
-	}
+	stopProcess(n.cmd)
 }
 
 func (n *clusterNode) post(t *testing.T, path, body string, headers ...string) (int, []byte) {
