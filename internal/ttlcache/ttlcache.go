@@ -116,6 +116,26 @@ func (c *Cache[V]) store(key string, v V, err error) {
 	}
 }
 
+// Peek returns the value cached for key, without fetching; false when
+// there is none (or only a remembered failure).
+func (c *Cache[V]) Peek(key string) (V, bool) {
+	v, err, ok := c.lookup(key)
+	return v, ok && err == nil
+}
+
+// Put caches v for key, for caches their user fills rather than a fetch.
+func (c *Cache[V]) Put(key string, v V) { c.store(key, v, nil) }
+
+// Delete forgets key.
+func (c *Cache[V]) Delete(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.items[key]; ok {
+		c.order.Remove(el)
+		delete(c.items, key)
+	}
+}
+
 // Len is the number of entries held (expired ones included until looked up).
 func (c *Cache[V]) Len() int {
 	c.mu.Lock()

@@ -84,3 +84,38 @@ func TestCacheCallerGivesUp(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestCachePeekPutDelete(t *testing.T) {
+	now := time.Unix(1000, 0)
+	c := New[int](2, time.Minute, time.Minute)
+	c.SetClock(func() time.Time { return now })
+	if _, ok := c.Peek("a"); ok {
+		t.Fatal("Peek found a key never put")
+	}
+	c.Put("a", 1)
+	if v, ok := c.Peek("a"); !ok || v != 1 {
+		t.Fatalf("Peek = %d, %v after Put", v, ok)
+	}
+	c.Delete("a")
+	if _, ok := c.Peek("a"); ok {
+		t.Fatal("Peek found a deleted key")
+	}
+	c.Delete("never there")
+	c.Put("b", 2)
+	now = now.Add(61 * time.Second)
+	if _, ok := c.Peek("b"); ok {
+		t.Fatal("Peek served an expired entry")
+	}
+	if _, err := c.Get(context.Background(), "c", func(context.Context) (int, error) { return 0, errors.New("down") }); err == nil {
+		t.Fatal("fetch error not returned")
+	}
+	if _, ok := c.Peek("c"); ok {
+		t.Fatal("Peek served a remembered failure as a value")
+	}
+	for i := 0; i < 5; i++ {
+		c.Put(fmt.Sprint(i), i)
+	}
+	if c.Len() != 2 {
+		t.Fatalf("cache holds %d entries, want at most 2", c.Len())
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/caddyserver/certmagic"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/ttlcache"
 	"github.com/proofgate/proofgate/internal/upstream/agent"
 )
 
@@ -54,6 +55,9 @@ type Backend struct {
 	owners  *agent.Ownership
 	checks  *agent.Checks
 	storage certmagic.Storage // tests set it; else Caddy's storage
+	// notReady holds the records an accept found not yet
+	// presentation-received (AcceptPresentation).
+	notReady *ttlcache.Cache[struct{}]
 }
 
 // CaddyModule returns the Caddy module information.
@@ -85,6 +89,7 @@ func (b *Backend) Provision(ctx caddy.Context) error {
 	}
 	parts := b.Connect(ctx, "acapy", fetch, b.storage)
 	b.client, b.tokens, b.owners = parts.Client, parts.Tokens, parts.Owners
+	b.notReady = ttlcache.New[struct{}](notReadySize, notReadyTTL, 0)
 	return nil
 }
 

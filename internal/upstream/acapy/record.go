@@ -34,7 +34,7 @@ func normalize(raw []byte) (backend.ProofRecord, error) {
 	if err := json.Unmarshal(raw, &px); err != nil {
 		return backend.ProofRecord{}, errors.New("presentation exchange record is not a JSON object")
 	}
-	if !uuid4RE.MatchString(px.PresExID) || px.ThreadID == "" || px.State == "" {
+	if !isUUID4(px.PresExID) || px.ThreadID == "" || px.State == "" {
 		return backend.ProofRecord{}, errors.New("presentation exchange record without UUID pres_ex_id, thread_id or state")
 	}
 	rec := backend.ProofRecord{
@@ -82,21 +82,27 @@ func credoTime(s string) string {
 
 // AcceptPresentation verifies the received presentation (ACA-Py's
 // verify-presentation, which also sends the ack the request asked for) and
-// returns the record, now done. A record not in presentation-received is
-// a conflict found without asking ACA-Py to verify it.
+// returns the record, now done. It is one agent call, like a proxied one:
+// ACA-Py checks the state itself and refuses a record not in
+// presentation-received with a 400 that names the state, answered 409.
+//
+// ACA-Py also logs that refusal as an ERROR with a traceback, and some
+// clients poll accept while they wait for the holder. So a record once
+// found not ready is read first on later accepts (for notReadyTTL, in
+// this process), and verify-presentation is called only once its state
+// allows: a polling client costs ACA-Py one traceback, not one per poll.
 func (b *Backend) AcceptPresentation(ctx context.Context, org backend.Org, id string) (backend.ProofRecord, error) {
-	if !uuid4RE.MatchString(id) {
+	if !isUUID4(id) {
 		return backend.ProofRecord{}, backend.ErrNotFound // ACA-Py ids are UUID4; its route refuses others
 	}
-	// Read the state first: ACA-Py refuses verify-presentation before a
-	// presentation came with a 400 and an ERROR with a traceback in its
-	// log, and clients poll accept while they wait for the holder.
-	cur, err := b.get(ctx, org, id)
-	if err != nil {
-		return backend.ProofRecord{}, err
-	}
-	if cur.State != backend.StatePresentationReceived {
-		return backend.ProofRecord{}, &backend.ConflictError{State: cur.State}
+	if _, polled := b.notReady.Peek(id); polled {
+		cur, err := b.get(ctx, org, id)
+		if err != nil {
+			return backend.ProofRecord{}, err
+		}
+		if cur.State != backend.StatePresentationReceived {
+			return backend.ProofRecord{}, &backend.ConflictError{State: cur.State}
+		}
 	}
 	call := agent.Request{Method: http.MethodPost, Path: recordPath(id) + "/verify-presentation"}
 	resp, err := b.do(ctx, org, call)
@@ -105,12 +111,14 @@ func (b *Backend) AcceptPresentation(ctx context.Context, org backend.Org, id st
 	}
 	if resp.Status == http.StatusBadRequest {
 		if state, ok := b.wrongState(ctx, org, id, resp); ok {
+			b.notReady.Put(id, struct{}{})
 			return backend.ProofRecord{}, &backend.ConflictError{State: state}
 		}
 	}
 	if resp.Status/100 != 2 {
 		return backend.ProofRecord{}, b.client.StatusError(call, resp, true)
 	}
+	b.notReady.Delete(id)
 	rec, err := normalize(resp.Body)
 	if err != nil {
 		return backend.ProofRecord{}, b.client.BadAnswer(call, err.Error())
@@ -123,6 +131,14 @@ func (b *Backend) AcceptPresentation(ctx context.Context, org backend.Org, id st
 	rec.OrgID = org.ID
 	return rec, nil
 }
+
+// notReadyTTL is how long a record an accept found not ready is read
+// before verify-presentation is tried; notReadySize bounds how many are
+// remembered (a few MiB at most).
+const (
+	notReadyTTL  = 10 * time.Minute
+	notReadySize = 16384
+)
 
 // ACA-Py: "Presentation exchange <id> in request-sent state (must be
 // presentation-received)".
@@ -168,7 +184,7 @@ func (b *Backend) RecordOrg(ctx context.Context, id string) (string, error) {
 // single-tenant agent shared by several orgs the caller must not rely on it.
 func (b *Backend) RecordOrgIn(ctx context.Context, org backend.Org, id string) (bool, error) {
 	return b.owners.OwnedBy(ctx, org, id, func() (bool, error) {
-		if !uuid4RE.MatchString(id) {
+		if !isUUID4(id) {
 			return false, nil
 		}
 		_, err := b.get(ctx, org, id)
