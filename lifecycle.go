@@ -77,7 +77,7 @@ func (h *Handler) provisionChanges(ctx caddy.Context, storage certmagic.Storage,
 	}
 	sink.events, _ = app.(*caddyevents.App)
 	h.gw.Changes = sink
-	observed := observedStates{store.New(storage, "observed")}
+	observed := observedStates{store: store.New(storage, "observed"), seen: newSeenStates()}
 	h.gw.Observed = observed
 	for _, b := range backends {
 		if r, ok := b.(backend.ChangeReporter); ok {
@@ -205,7 +205,10 @@ func (st *sinkStaged) Abort(ctx context.Context) { st.inner.Abort(ctx) }
 // document per record under proofgate/observed/. Two instances reading a
 // record at once may both report its change: the event has one id
 // (backend.ChangeID), so receivers see a duplicate, never a wrong event.
-type observedStates struct{ store *store.Store }
+type observedStates struct {
+	store *store.Store
+	seen  *seenStates // what this process last read or wrote; nil: none
+}
 
 type observedState struct {
 	State  string    `json:"state"`
@@ -218,6 +221,9 @@ type observedState struct {
 const observedRetention = 30 * 24 * time.Hour
 
 func (o observedStates) Swap(ctx context.Context, id, state string) (string, bool, error) {
+	if o.seen.is(id, state) {
+		return state, true, nil
+	}
 	var old observedState
 	err := o.store.Get(ctx, id, &old)
 	known := err == nil
@@ -225,9 +231,14 @@ func (o observedStates) Swap(ctx context.Context, id, state string) (string, boo
 		return "", false, err
 	}
 	if known && old.State == state && time.Since(old.SeenAt) < observedRetention/2 {
+		o.seen.put(id, state)
 		return state, true, nil
 	}
-	return old.State, known, o.store.Put(ctx, id, observedState{State: state, SeenAt: time.Now().UTC()})
+	if err := o.store.Put(ctx, id, observedState{State: state, SeenAt: time.Now().UTC()}); err != nil {
+		return old.State, known, err
+	}
+	o.seen.put(id, state)
+	return old.State, known, nil
 }
 
 // sweepTask deletes states not seen for observedRetention.

@@ -46,6 +46,10 @@ type Client struct {
 	agent string
 	// backoff is the pause before retry n (1-based); tests shorten it.
 	backoff func(n int) time.Duration
+	// repl is the replacer every call's context carries (detach). The
+	// transport only reads it (TLS server_name placeholders), so one is
+	// shared instead of a new one per call.
+	repl *caddy.Replacer
 }
 
 // NewClient returns a Client for the agent at base. rt carries the
@@ -64,6 +68,7 @@ func NewClient(base *url.URL, rt http.RoundTripper, timeout time.Duration, maxBo
 	return &Client{
 		base: base, rt: rt, timeout: timeout, maxBody: maxBody, logger: logger,
 		backoff: func(n int) time.Duration { return time.Duration(n) * 50 * time.Millisecond },
+		repl:    caddy.NewReplacer(),
 	}
 }
 
@@ -113,7 +118,7 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 	u.RawPath = strings.TrimSuffix(c.base.EscapedPath(), "/") + req.Path
 	u.RawQuery = req.Query.Encode()
 
-	callCtx, cancel := detach(ctx, c.timeout)
+	callCtx, cancel := detach(ctx, c.repl, c.timeout)
 	defer cancel()
 
 	for attempt := 1; ; attempt++ {
@@ -208,12 +213,12 @@ func (c *Client) once(ctx context.Context, req Request, u *url.URL, body []byte)
 var errTooLarge = errors.New("agent response exceeds max_response_size")
 
 // detach gives the outgoing call a context of its own: the caller's
-// cancellation and deadline, our timeout, and a fresh Caddy replacer (the
-// transport needs one for TLS server_name placeholders), but none of the
-// incoming request's Caddy variables, which the transport would otherwise
-// read as reverse_proxy dial instructions.
-func detach(parent context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
-	base := context.WithValue(context.Background(), caddy.ReplacerCtxKey, caddy.NewReplacer())
+// cancellation and deadline, our timeout, and a Caddy replacer of its own
+// (the transport needs one for TLS server_name placeholders), but none of
+// the incoming request's Caddy variables, which the transport would
+// otherwise read as reverse_proxy dial instructions.
+func detach(parent context.Context, repl *caddy.Replacer, timeout time.Duration) (context.Context, context.CancelFunc) {
+	base := context.WithValue(context.Background(), caddy.ReplacerCtxKey, repl)
 	ctx, cancel := context.WithTimeout(base, timeout)
 	stop := context.AfterFunc(parent, cancel)
 	return ctx, func() { stop(); cancel() }
