@@ -207,25 +207,64 @@ func ObserveAgentCall(agent, method, path string, status int, d time.Duration) {
 	if status > 0 {
 		outcome = Class(status)
 	}
-	agentCalls.WithLabelValues(agent, method+" "+CallPath(path), outcome).Observe(d.Seconds())
+	agentCallObserver(agent, method, path, outcome).Observe(d.Seconds())
+}
+
+// agentCallObservers holds the histogram of each (agent, method, path
+// template, outcome) once resolved: the label set is bounded (configured
+// agents, the calls proofgate makes), and looking one up by a key built
+// on the stack costs no allocation, unlike WithLabelValues on every call.
+var agentCallObservers = struct {
+	sync.RWMutex
+	m map[string]prometheus.Observer
+}{m: map[string]prometheus.Observer{}}
+
+func agentCallObserver(agent, method, path, outcome string) prometheus.Observer {
+	var buf [256]byte
+	key := append(buf[:0], agent...)
+	key = append(key, 0)
+	key = append(key, method...)
+	key = append(key, ' ')
+	key = appendCallPath(key, path)
+	key = append(key, 0)
+	key = append(key, outcome...)
+	agentCallObservers.RLock()
+	o, ok := agentCallObservers.m[string(key)]
+	agentCallObservers.RUnlock()
+	if ok {
+		return o
+	}
+	o = agentCalls.WithLabelValues(agent, method+" "+CallPath(path), outcome)
+	agentCallObservers.Lock()
+	agentCallObservers.m[string(key)] = o
+	agentCallObservers.Unlock()
+	return o
 }
 
 // CallPath replaces the segments of an agent path that name things (ids,
 // tenants: anything with a digit, or longer than 40 bytes) with {id}, so
 // the label stays bounded: /present-proof-2.0/records/{id}/verify-presentation.
 func CallPath(path string) string {
-	segs := strings.Split(path, "/")
-	changed := false
-	for i, s := range segs {
-		if len(s) > 40 || (strings.ContainsAny(s, "0123456789") && !knownSegment(s)) {
-			segs[i] = "{id}"
-			changed = true
+	return string(appendCallPath(make([]byte, 0, len(path)+8), path))
+}
+
+// appendCallPath appends CallPath(path) to dst.
+func appendCallPath(dst []byte, path string) []byte {
+	for i := 0; ; i++ {
+		seg, rest, more := strings.Cut(path, "/")
+		if i > 0 {
+			dst = append(dst, '/')
 		}
+		if len(seg) > 40 || (strings.ContainsAny(seg, "0123456789") && !knownSegment(seg)) {
+			dst = append(dst, "{id}"...)
+		} else {
+			dst = append(dst, seg...)
+		}
+		if !more {
+			return dst
+		}
+		path = rest
 	}
-	if !changed {
-		return path
-	}
-	return strings.Join(segs, "/")
 }
 
 // knownSegment: path segments of the agents' APIs that contain digits.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 )
 
 func TestCallPath(t *testing.T) {
@@ -17,10 +18,47 @@ func TestCallPath(t *testing.T) {
 		{"/present-proof-2.0/records/3fa85f64-5717-4562-b3fc-2c963f66afa6/verify-presentation", "/present-proof-2.0/records/{id}/verify-presentation"},
 		{"/multi-tenancy/proofs/abc1/accept-presentation/tenant-7", "/multi-tenancy/proofs/{id}/accept-presentation/{id}"},
 		{"/multitenancy/wallet/" + strings.Repeat("w", 50) + "/token", "/multitenancy/wallet/{id}/token"},
+		{"", ""}, {"/", "/"}, {"/didcomm/proofs/", "/didcomm/proofs/"}, {"//x1//", "//{id}//"},
 	} {
 		if got := CallPath(tc.in); got != tc.want {
 			t.Errorf("CallPath(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestAgentCallObserverCached: calls that differ only in their ids share
+// one series and one cached observer; every call is counted.
+func TestAgentCallObserverCached(t *testing.T) {
+	const agent = "acapy http://cached.test"
+	count := func(outcome string) uint64 {
+		var m dto.Metric
+		if err := agentCalls.WithLabelValues(agent, "POST /present-proof-2.0/records/{id}/verify-presentation", outcome).(prometheus.Histogram).Write(&m); err != nil {
+			t.Fatal(err)
+		}
+		return m.GetHistogram().GetSampleCount()
+	}
+	for _, id := range []string{"3fa85f64-5717-4562-b3fc-2c963f66afa6", "0b8f6f0e-3f4e-4c8a-9a43-7f1f0d2f9e10", "3fa85f64-5717-4562-b3fc-2c963f66afa6"} {
+		ObserveAgentCall(agent, "POST", "/present-proof-2.0/records/"+id+"/verify-presentation", 200, time.Millisecond)
+	}
+	ObserveAgentCall(agent, "POST", "/present-proof-2.0/records/x1/verify-presentation", 400, time.Millisecond)
+	if got := count("2xx"); got != 3 {
+		t.Errorf("2xx calls counted %d times, want 3", got)
+	}
+	if got := count("4xx"); got != 1 {
+		t.Errorf("4xx calls counted %d times, want 1", got)
+	}
+	agentCallObservers.Lock()
+	n := 0
+	for k := range agentCallObservers.m {
+		if strings.HasPrefix(k, agent+"\x00") {
+			n++
+			delete(agentCallObservers.m, k) // leave the other tests' series alone
+		}
+	}
+	agentCallObservers.Unlock()
+	agentCalls.DeletePartialMatch(prometheus.Labels{"agent": agent})
+	if n != 2 {
+		t.Errorf("%d cached observers for the agent, want 2 (one per outcome)", n)
 	}
 }
 
