@@ -31,7 +31,10 @@ func (g *Gateway) stageChange(ctx context.Context, b backend.Backend, prev strin
 	if self && prev != "" {
 		return nil
 	}
-	if !self {
+	if !self && (prev != "" || rec.State != createdState) {
+		// A creation in createdState is not stored: observe knows it from
+		// the record's owner, and a create through an agent keeps one
+		// durable write (the owner) instead of two.
 		g.remember(ctx, rec)
 	}
 	st, err := g.Changes.Stage(ctx, backend.StateChange{ID: backend.ChangeID(rec.ID, rec.State), PreviousState: prev, Record: rec})
@@ -62,9 +65,30 @@ func (g *Gateway) observe(ctx context.Context, b backend.Backend, rec backend.Pr
 		g.Logger.Warn("remembering a record's state", zap.String("proof_record_id", rec.ID), zap.Error(err))
 		return
 	}
+	if !known && g.createdHere(ctx, b, rec.ID) {
+		// Not stored at creation (stageChange), or swept after
+		// observedRetention: a record proofgate created began in
+		// createdState. (After a sweep, a change reported before may be
+		// reported again, with the same event id.)
+		prev, known = createdState, true
+	}
 	if known && prev != rec.State {
 		g.reportChange(ctx, b, prev, rec)
 	}
+}
+
+// createdState is the state every request proofgate creates in an agent
+// starts in: credo-controller and ACA-Py both answer the create with it.
+// stageChange does not store it; observe infers it for records proofgate
+// created whose state it has not stored yet.
+const createdState = backend.StateRequestSent
+
+// createdHere reports whether record id was created through proofgate (b
+// knows its owner; the lookup was made, and cached, when the request was
+// authorized).
+func (g *Gateway) createdHere(ctx context.Context, b backend.Backend, id string) bool {
+	_, err := b.RecordOrg(ctx, id)
+	return err == nil
 }
 
 // remember notes the state the gateway has just caused.

@@ -71,6 +71,25 @@ func TestUpstreamReadAndWebhooks(t *testing.T) {
 		waitStates(t, rx, id, "request-sent", "presentation-received", "done")
 	})
 
+	// A create does not store its first state (request-sent) as observed:
+	// the first read of a record proofgate created, already in a new
+	// state, still reports the change from request-sent.
+	t.Run("credo/first read after a change", func(t *testing.T) {
+		r := postJSON(t, oobPath(orgA, "indy"), keyA, indyBody)
+		if r.status != http.StatusCreated {
+			t.Fatalf("create: %d %s", r.status, r.body)
+		}
+		id := r.json(t)["data"].(map[string]any)["proofRecordId"].(string)
+		credo.SetState("tenant-a", id, "presentation-received")
+		if g := getRecord(t, id, keyA); g.json(t)["state"] != "presentation-received" {
+			t.Fatalf("GET: %s", g.body)
+		}
+		if g := getRecord(t, id, keyA); g.json(t)["state"] != "presentation-received" {
+			t.Fatalf("GET: %s", g.body)
+		}
+		waitStates(t, rx, id, "request-sent", "presentation-received")
+	})
+
 	t.Run("acapy", func(t *testing.T) {
 		r := postJSON(t, oobPath(orgB, "presentationExchange"), keyB, strings.Replace(peBody, `"isShortenUrl":true`, `"isShortenUrl":false`, 1))
 		if r.status != http.StatusCreated {
