@@ -108,8 +108,8 @@ func (e *env) close(keep bool) {
 	}
 }
 
-func startEnv(admin, requestLog string, logf func(string, ...any)) (*env, error) {
-	root, err := os.MkdirTemp("", "proofgate-bench-")
+func startEnv(dir, admin, requestLog string, logf func(string, ...any)) (*env, error) {
+	root, err := os.MkdirTemp(dir, "proofgate-bench-")
 	if err != nil {
 		return nil, err
 	}
@@ -237,4 +237,29 @@ func loadavg() string {
 		return "?"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// fsType names the file system dir is on (the longest mount point of
+// /proc/mounts that contains it), or "unknown".
+func fsType(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "unknown"
+	}
+	raw, err := os.ReadFile("/proc/mounts")
+	if err != nil {
+		return "unknown"
+	}
+	best, typ := "", "unknown"
+	for _, line := range strings.Split(string(raw), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			continue
+		}
+		mp := f[1]
+		if (abs == mp || strings.HasPrefix(abs, strings.TrimSuffix(mp, "/")+"/")) && len(mp) > len(best) {
+			best, typ = mp, f[2]
+		}
+	}
+	return typ
 }

@@ -46,6 +46,7 @@ type options struct {
 	keep       bool
 	admin      string
 	requestLog string
+	dir        string
 }
 
 func main() {
@@ -61,6 +62,7 @@ func main() {
 	flag.DurationVar(&o.soak, "soak", 0, "instead of the rounds: sustained load on create and 400 for this long, reporting the server's RSS")
 	flag.BoolVar(&o.keep, "keep", false, "keep the data directory")
 	flag.StringVar(&o.requestLog, "request-log", "sampled", "the server's log: sampled (as examples/Caddyfile and README's production setting), all (a line per request), off")
+	flag.StringVar(&o.dir, "dir", "", "where the server's storage directory is made (default: the system's temporary directory); e.g. /dev/shm, a tmpfs, to see what a target costs when durable writes cost nothing")
 	flag.StringVar(&o.admin, "admin", "off", "the server's admin address, e.g. 127.0.0.1:2019 to take profiles from /debug/pprof/ during a run")
 	flag.Parse()
 

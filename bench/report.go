@@ -13,19 +13,22 @@ import (
 
 // report is the bench's output (-json prints it as is).
 type report struct {
-	Loadgen     string                   `json:"loadgen"`
-	Conns       int                      `json:"connections"`
-	Rounds      int                      `json:"rounds"`
-	Duration    string                   `json:"duration"`
-	Warmup      string                   `json:"warmup"`
-	CPUs        int                      `json:"cpus"`
-	RecordBytes int                      `json:"record_bytes"`
-	RequestLog  string                   `json:"request_log"`
-	LoadBefore  string                   `json:"loadavg_before"`
-	LoadAfter   string                   `json:"loadavg_after"`
-	Seconds     float64                  `json:"seconds"`
-	Order       []string                 `json:"order"`
-	Targets     map[string]*targetReport `json:"targets"`
+	Loadgen     string `json:"loadgen"`
+	Conns       int    `json:"connections"`
+	Rounds      int    `json:"rounds"`
+	Duration    string `json:"duration"`
+	Warmup      string `json:"warmup"`
+	CPUs        int    `json:"cpus"`
+	RecordBytes int    `json:"record_bytes"`
+	RequestLog  string `json:"request_log"`
+	// Storage is the file system of the server's storage directory (its
+	// type, from /proc/mounts): tmpfs makes durable writes free.
+	Storage    string                   `json:"storage_fs,omitempty"`
+	LoadBefore string                   `json:"loadavg_before"`
+	LoadAfter  string                   `json:"loadavg_after"`
+	Seconds    float64                  `json:"seconds"`
+	Order      []string                 `json:"order"`
+	Targets    map[string]*targetReport `json:"targets"`
 	// Ratios are taken within each round, then summarized; the budgets
 	// are checked on the median.
 	Ratios map[string]*ratio `json:"ratios"`
@@ -209,8 +212,8 @@ func (r *report) finish() {
 }
 
 func (r *report) print(w io.Writer) {
-	fmt.Fprintf(w, "%d rounds × (%s warm-up + %s) per target, %d connections, load generator %s, request log %s, %d CPUs, load %s → %s, %.0fs\n\n",
-		r.Rounds, r.Warmup, r.Duration, r.Conns, r.Loadgen, r.RequestLog, r.CPUs, r.LoadBefore, r.LoadAfter, r.Seconds)
+	fmt.Fprintf(w, "%d rounds × (%s warm-up + %s) per target, %d connections, load generator %s, request log %s, storage on %s, %d CPUs, load %s → %s, %.0fs\n\n",
+		r.Rounds, r.Warmup, r.Duration, r.Conns, r.Loadgen, r.RequestLog, r.Storage, r.CPUs, r.LoadBefore, r.LoadAfter, r.Seconds)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "target\treq/s\tp50\tp99\tpeak RSS\tserver CPU/req\t")
 	for _, name := range r.Order {

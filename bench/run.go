@@ -202,7 +202,7 @@ func orchestrate(o options) error {
 	default:
 		return fmt.Errorf("-loadgen: %q is not wrk, go or auto", o.loadgen)
 	}
-	e, err := startEnv(o.admin, o.requestLog, logf)
+	e, err := startEnv(o.dir, o.admin, o.requestLog, logf)
 	if e != nil {
 		defer e.close(o.keep)
 	}
@@ -227,7 +227,7 @@ func orchestrate(o options) error {
 
 	rep := &report{
 		Loadgen: gen, Conns: o.conns, Rounds: o.rounds, Duration: o.duration.String(), Warmup: o.warmup.String(),
-		RecordBytes: m.size, LoadBefore: loadavg(), CPUs: numCPU(), Targets: map[string]*targetReport{}, RequestLog: o.requestLog,
+		RecordBytes: m.size, LoadBefore: loadavg(), CPUs: numCPU(), Targets: map[string]*targetReport{}, RequestLog: o.requestLog, Storage: fsType(e.data),
 	}
 	for _, t := range ts {
 		rep.Order = append(rep.Order, t.Name)
