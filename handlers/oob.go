@@ -42,15 +42,15 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 	if !ok {
 		return
 	}
-	requestType := r.URL.Query()["requestType"]
-	if len(requestType) > 1 {
+	requestType, n := queryParam(r.URL.RawQuery, "requestType")
+	if n > 1 {
 		writeError(w, http.StatusBadRequest, []string{"requestType: give it once"})
 		return
 	}
-	req, err := g.Validator.OOB(r.URL.Query().Get("requestType"), body)
+	req, err := g.Validator.OOB(requestType, body)
 	if err != nil {
-		var problems validate.Errors
-		if errors.As(err, &problems) {
+		// OOB reports problems as validate.Errors itself, never wrapped.
+		if problems, ok := err.(validate.Errors); ok {
 			metrics.ValidationFailures(problems)
 			writeError(w, http.StatusBadRequest, []string(problems))
 			return
@@ -171,6 +171,9 @@ func (g *Gateway) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, 
 
 // isJSON accepts application/json and any application/*+json type.
 func isJSON(contentType string) bool {
+	if contentType == "application/json" {
+		return true // what nearly every client sends: no parsing needed
+	}
 	mt, _, err := mime.ParseMediaType(contentType)
 	if err != nil {
 		return false

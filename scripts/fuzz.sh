@@ -14,6 +14,8 @@ targets=(
 	"./internal/validate FuzzOOB"
 	"./internal/validate FuzzDecode"
 	"./internal/validate FuzzPresentationDefinition"
+	"./handlers FuzzAppendJSONString"
+	"./handlers FuzzQueryParam"
 	"./internal/proofs FuzzParseID"
 	"./internal/shorturl FuzzResolve"
 	"./internal/idempotency FuzzParseKey"

@@ -110,6 +110,14 @@ type parser struct {
 	// the current path is ever needed (problems are formatted at once),
 	// so the nodes are reused and none is allocated.
 	path [maxDepth + 2]pathNode
+	// deepest is the deepest entry of path used, to clear no more.
+	deepest int
+}
+
+// at returns the path entry of depth.
+func (p *parser) at(depth int) *pathNode {
+	p.deepest = max(p.deepest, depth)
+	return &p.path[depth]
 }
 
 func (p *parser) fail(problem string) error {
@@ -224,7 +232,7 @@ func (p *parser) object(at *pathNode, depth int, k string) error {
 		if err != nil {
 			return err
 		}
-		here := &p.path[depth]
+		here := p.at(depth)
 		*here = pathNode{parent: at, key: k}
 		member := int32(len(p.doc.nodes))
 		if prev := p.latest(obj, k, members, &byKey); prev >= 0 {
@@ -303,7 +311,7 @@ func (p *parser) array(at *pathNode, depth int, k string) error {
 	}
 	for i := 0; ; i++ {
 		p.skipSpace()
-		here := &p.path[depth]
+		here := p.at(depth)
 		*here = pathNode{parent: at, idx: i, isIdx: true}
 		if err := p.value(here, depth, ""); err != nil {
 			return err

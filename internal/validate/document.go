@@ -197,6 +197,7 @@ func putParser(p *parser) {
 	clear(p.doc.nodes)
 	p.doc.nodes = p.doc.nodes[:0]
 	p.buf, p.src, p.c = nil, "", nil
-	clear(p.path[:])
+	clear(p.path[:p.deepest+1])
+	p.deepest = 0
 	parsers.Put(p)
 }
