@@ -79,14 +79,29 @@ type pathNode struct {
 }
 
 func (p *pathNode) String() string {
+	return string(p.appendTo(nil))
+}
+
+// appendTo appends the formatted path to b, which holds nothing else: it
+// is what key and index make of the chain, built in one buffer.
+func (p *pathNode) appendTo(b []byte) []byte {
 	if p == nil {
-		return ""
+		return b
 	}
-	parent := p.parent.String()
-	if p.isIdx {
-		return index(parent, p.idx)
+	b = p.parent.appendTo(b)
+	switch {
+	case p.isIdx:
+		b = append(b, '[')
+		b = strconv.AppendInt(b, int64(p.idx), 10)
+		return append(b, ']')
+	case !plainKey(p.key):
+		b = append(b, '[')
+		b = strconv.AppendQuote(b, p.key)
+		return append(b, ']')
+	case len(b) > 0:
+		b = append(b, '.')
 	}
-	return key(parent, p.key)
+	return append(b, p.key...)
 }
 
 // child is the path of member k of the object at p.
@@ -105,6 +120,9 @@ type parser struct {
 	pos int
 	c   *collector
 	doc document
+	// problems is the collector of OOB, kept with the parser so that its
+	// list is reused.
+	problems collector
 	// path holds the field path of the value being parsed, one node per
 	// level: a container at depth d names its members in path[d]. Only
 	// the current path is ever needed (problems are formatted at once),

@@ -183,6 +183,9 @@ func (v value) any() any {
 // does not pin its memory for good.
 const maxPooledNodes = 4096
 
+// maxPooledProblems bounds the problem lists kept for reuse.
+const maxPooledProblems = 256
+
 // parsers keeps parsers (and their documents) between requests.
 var parsers = sync.Pool{New: func() any { return new(parser) }}
 
@@ -198,6 +201,11 @@ func putParser(p *parser) {
 	p.doc.nodes = p.doc.nodes[:0]
 	p.buf, p.src, p.c = nil, "", nil
 	clear(p.path[:p.deepest+1])
+	if cap(p.problems.msgs) > maxPooledProblems {
+		p.problems.msgs = nil
+	}
+	clear(p.problems.msgs)
+	p.problems.msgs = p.problems.msgs[:0]
 	p.deepest = 0
 	parsers.Put(p)
 }

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -19,22 +20,19 @@ var (
 // indy checks proofFormats.indy, an AnonCreds proof request without nonce.
 func (v *Validator) indy(obj value, path *pathNode, c *collector) *backend.IndyProofRequest {
 	if !obj.is(kindObject) {
-		c.add(path.String(), "must be an object")
+		c.at(path, "must be an object")
 		return nil
 	}
 	v.unknownKeys(obj, path, indyFields, c)
 	am, pm := obj.get("requested_attributes"), obj.get("requested_predicates")
-	req := &backend.IndyProofRequest{
-		RequestedAttributes: make(map[string]backend.IndyAttribute, objectLen(am)),
-		RequestedPredicates: make(map[string]backend.IndyPredicate, objectLen(pm)),
-	}
+	var req backend.IndyProofRequest
 	req.Name = nonEmptyString(obj, path, "name", true, c)
 	if ver := obj.get("version"); !ver.present() {
 		p := path.child("version")
-		c.add(p.String(), `is required: a dotted version like "1.0"`)
+		c.at(&p, `is required: a dotted version like "1.0"`)
 	} else if s, ok := ver.str(); !ok || !dottedVersion(s) {
 		p := path.child("version")
-		c.add(p.String(), `must be a dotted version of digits like "1.0"`)
+		c.at(&p, `must be a dotted version of digits like "1.0"`)
 	} else {
 		req.Version = s
 	}
@@ -43,16 +41,19 @@ func (v *Validator) indy(obj value, path *pathNode, c *collector) *backend.IndyP
 	if !am.missing() {
 		p := path.child("requested_attributes")
 		if !am.is(kindObject) {
-			c.add(p.String(), "must be an object mapping referents to attribute requests")
+			c.at(&p, "must be an object mapping referents to attribute requests")
 			attrsOK = false
 		}
 		for it := am.members(); it.next(); {
 			ref := it.key()
 			rp := p.child(ref)
 			if ref == "" {
-				c.add(rp.String(), "a referent must not be empty")
+				c.at(&rp, "a referent must not be empty")
 			}
 			if a, ok := v.attribute(it.value(), &rp, c); ok {
+				if req.RequestedAttributes == nil {
+					req.RequestedAttributes = make(map[string]backend.IndyAttribute, objectLen(am))
+				}
 				req.RequestedAttributes[ref] = a
 			}
 		}
@@ -60,31 +61,46 @@ func (v *Validator) indy(obj value, path *pathNode, c *collector) *backend.IndyP
 	if !pm.missing() {
 		p := path.child("requested_predicates")
 		if !pm.is(kindObject) {
-			c.add(p.String(), "must be an object mapping referents to predicate requests")
+			c.at(&p, "must be an object mapping referents to predicate requests")
 			predsOK = false
 		}
 		for it := pm.members(); it.next(); {
 			ref := it.key()
 			rp := p.child(ref)
 			if ref == "" {
-				c.add(rp.String(), "a referent must not be empty")
+				c.at(&rp, "a referent must not be empty")
 			}
 			if am.get(ref).present() {
-				c.addf(rp.String(), "referent %q is also used in requested_attributes; referents must be unique", ref)
+				c.at(&rp, fmt.Sprintf("referent %q is also used in requested_attributes; referents must be unique", ref))
 			}
 			if pr, ok := v.predicate(it.value(), &rp, c); ok {
+				if req.RequestedPredicates == nil {
+					req.RequestedPredicates = make(map[string]backend.IndyPredicate, objectLen(pm))
+				}
 				req.RequestedPredicates[ref] = pr
 			}
 		}
 	}
 	if attrsOK && predsOK && objectLen(am) == 0 && objectLen(pm) == 0 {
-		c.add(path.String(), "must request at least one attribute (requested_attributes) or predicate (requested_predicates)")
+		c.at(path, "must request at least one attribute (requested_attributes) or predicate (requested_predicates)")
 	}
 	if raw := obj.get("non_revoked"); !raw.missing() {
 		p := path.child("non_revoked")
 		req.NonRevoked = v.nonRevoked(raw, &p, c)
 	}
-	return req
+	if !c.empty() {
+		// The request is refused (OOB answers only the problems): build
+		// nothing more for it.
+		return nil
+	}
+	// Empty maps stay maps: agents want {} rather than null.
+	if req.RequestedAttributes == nil {
+		req.RequestedAttributes = map[string]backend.IndyAttribute{}
+	}
+	if req.RequestedPredicates == nil {
+		req.RequestedPredicates = map[string]backend.IndyPredicate{}
+	}
+	return &req
 }
 
 // objectLen is the number of keys of an object, 0 for anything else.
@@ -116,7 +132,7 @@ func dottedVersion(s string) bool {
 func (v *Validator) attribute(obj value, path *pathNode, c *collector) (backend.IndyAttribute, bool) {
 	var a backend.IndyAttribute
 	if !obj.is(kindObject) {
-		c.add(path.String(), "must be an object with name or names")
+		c.at(path, "must be an object with name or names")
 		return a, false
 	}
 	v.unknownKeys(obj, path, attributeFields, c)
@@ -124,9 +140,9 @@ func (v *Validator) attribute(obj value, path *pathNode, c *collector) (backend.
 	names := obj.get("names")
 	switch {
 	case hasName && names.present():
-		c.add(path.String(), "must have exactly one of name or names, not both")
+		c.at(path, "must have exactly one of name or names, not both")
 	case !hasName && !names.present():
-		c.add(path.String(), "must have exactly one of name or names")
+		c.at(path, "must have exactly one of name or names")
 	case hasName:
 		a.Name = nonEmptyString(obj, path, "name", true, c)
 	default:
@@ -144,11 +160,11 @@ func (v *Validator) attribute(obj value, path *pathNode, c *collector) (backend.
 
 func attributeNames(arr value, path *pathNode, c *collector) []string {
 	if !arr.is(kindArray) {
-		c.add(path.String(), "must be an array of attribute names")
+		c.at(path, "must be an array of attribute names")
 		return nil
 	}
 	if arr.len() == 0 {
-		c.add(path.String(), "must not be empty")
+		c.at(path, "must not be empty")
 		return nil
 	}
 	out := make([]string, 0, arr.len())
@@ -156,11 +172,11 @@ func attributeNames(arr value, path *pathNode, c *collector) []string {
 		s, ok := it.value().str()
 		switch {
 		case !ok:
-			c.add(index(path.String(), it.index()), "must be a string")
+			c.atIndex(path, it.index(), "must be a string")
 		case strings.TrimSpace(s) == "":
-			c.add(index(path.String(), it.index()), "must not be empty")
+			c.atIndex(path, it.index(), "must not be empty")
 		case slices.Contains(out, s):
-			c.addf(index(path.String(), it.index()), "duplicate attribute name %q", s)
+			c.atIndex(path, it.index(), fmt.Sprintf("duplicate attribute name %q", s))
 		default:
 			out = append(out, s)
 		}
@@ -171,23 +187,23 @@ func attributeNames(arr value, path *pathNode, c *collector) []string {
 func (v *Validator) predicate(obj value, path *pathNode, c *collector) (backend.IndyPredicate, bool) {
 	var p backend.IndyPredicate
 	if !obj.is(kindObject) {
-		c.add(path.String(), "must be an object with name, p_type and p_value")
+		c.at(path, "must be an object with name, p_type and p_value")
 		return p, false
 	}
 	v.unknownKeys(obj, path, predicateFields, c)
 	p.Name = nonEmptyString(obj, path, "name", true, c)
 	switch t := obj.get("p_type"); {
 	case !t.present():
-		c.add(key(path.String(), "p_type"), `is required: one of ">=", ">", "<=", "<"`)
+		c.atKey(path, "p_type", `is required: one of ">=", ">", "<=", "<"`)
 	case !isOneOf(t, predicateTypes):
-		c.add(key(path.String(), "p_type"), `must be one of ">=", ">", "<=", "<"`)
+		c.atKey(path, "p_type", `must be one of ">=", ">", "<=", "<"`)
 	default:
 		p.PType, _ = t.str()
 	}
 	if raw := obj.get("p_value"); !raw.present() {
-		c.add(key(path.String(), "p_value"), "is required (an integer)")
+		c.atKey(path, "p_value", "is required (an integer)")
 	} else if n, ok := integerValue(raw); !ok || n < math.MinInt32 || n > math.MaxInt32 {
-		c.add(key(path.String(), "p_value"), "must be an integer that fits in 32 bits")
+		c.atKey(path, "p_value", "must be an integer that fits in 32 bits")
 	} else {
 		p.PValue = int32(n)
 	}
@@ -204,7 +220,7 @@ func (v *Validator) predicate(obj value, path *pathNode, c *collector) (backend.
 // interval and yields nil.
 func (v *Validator) nonRevoked(obj value, path *pathNode, c *collector) *backend.NonRevoked {
 	if !obj.is(kindObject) {
-		c.add(path.String(), "must be an object {from?, to?} of epoch seconds")
+		c.at(path, "must be an object {from?, to?} of epoch seconds")
 		return nil
 	}
 	v.unknownKeys(obj, path, nonRevokedFields, c)
@@ -217,7 +233,7 @@ func (v *Validator) nonRevoked(obj value, path *pathNode, c *collector) *backend
 		}
 		n, ok := integerValue(raw)
 		if !ok || n < 0 {
-			c.add(key(path.String(), name), "must be a non-negative integer (epoch seconds)")
+			c.atKey(path, name, "must be a non-negative integer (epoch seconds)")
 			continue
 		}
 		if name == "from" {
@@ -227,7 +243,7 @@ func (v *Validator) nonRevoked(obj value, path *pathNode, c *collector) *backend
 		}
 	}
 	if hasFrom && hasTo && from > to {
-		c.add(key(path.String(), "from"), "must not be after to")
+		c.atKey(path, "from", "must not be after to")
 	}
 	if !hasFrom && !hasTo {
 		return nil
@@ -251,16 +267,16 @@ func nonEmptyString(obj value, path *pathNode, name string, required bool, c *co
 	raw := obj.get(name)
 	if !raw.present() {
 		if required {
-			c.add(key(path.String(), name), "is required")
+			c.atKey(path, name, "is required")
 		}
 		return ""
 	}
 	s, ok := raw.str()
 	switch {
 	case !ok:
-		c.add(key(path.String(), name), "must be a string")
+		c.atKey(path, name, "must be a string")
 	case strings.TrimSpace(s) == "":
-		c.add(key(path.String(), name), "must not be empty")
+		c.atKey(path, name, "must not be empty")
 	}
 	return s
 }

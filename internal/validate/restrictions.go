@@ -30,7 +30,7 @@ func restrictions(arr value, path *pathNode, c *collector) []map[string]string {
 		return nil
 	}
 	if !arr.is(kindArray) {
-		c.add(path.String(), "must be an array of restriction objects, e.g. [{\"schema_id\": \"...\"}]")
+		c.at(path, "must be an array of restriction objects, e.g. [{\"schema_id\": \"...\"}]")
 		return nil
 	}
 	out := make([]map[string]string, 0, arr.len())
@@ -38,11 +38,11 @@ func restrictions(arr value, path *pathNode, c *collector) []map[string]string {
 		p := path.elem(it.index())
 		obj := it.value()
 		if !obj.is(kindObject) {
-			c.add(p.String(), "must be an object")
+			c.at(&p, "must be an object")
 			continue
 		}
 		if obj.len() == 0 {
-			c.add(p.String(), "must not be empty (an empty restriction would match any credential)")
+			c.at(&p, "must not be empty (an empty restriction would match any credential)")
 			continue
 		}
 		r := make(map[string]string, obj.len())
@@ -50,11 +50,11 @@ func restrictions(arr value, path *pathNode, c *collector) []map[string]string {
 			k := m.key()
 			s, ok := m.value().str()
 			if !ok {
-				c.add(key(p.String(), k), "must be a string")
+				c.atKey(&p, k, "must be a string")
 				continue
 			}
 			if problem := restrictionProblem(k, s); problem != "" {
-				c.add(key(p.String(), k), problem)
+				c.atKey(&p, k, problem)
 				continue
 			}
 			r[k] = s

@@ -91,7 +91,7 @@ var knownFields = []string{
 func (v *Validator) OOB(requestType string, body []byte) (backend.OOBRequest, error) {
 	p := getParser()
 	defer putParser(p)
-	var c collector
+	c := &p.problems
 	req := backend.OOBRequest{ProtocolVersion: backend.ProtocolV2, ReuseConnection: true}
 
 	switch requestType {
@@ -103,30 +103,30 @@ func (v *Validator) OOB(requestType string, body []byte) (backend.OOBRequest, er
 		c.add("requestType", `must be "indy" or "presentationExchange"`)
 	}
 
-	d, ok := p.parse(body, &c)
+	d, ok := p.parse(body, c)
 	if !ok {
 		return backend.OOBRequest{}, c.errors()
 	}
 	obj := d.root()
-	v.unknownKeys(obj, nil, knownFields, &c)
+	v.unknownKeys(obj, nil, knownFields, c)
 
-	if b, ok := requiredBool(obj, "isShortenUrl", &c); ok {
+	if b, ok := requiredBool(obj, "isShortenUrl", c); ok {
 		req.IsShortenURL = b
 	}
-	if b, ok := optionalBool(obj, "reuseConnection", &c); ok {
+	if b, ok := optionalBool(obj, "reuseConnection", c); ok {
 		req.ReuseConnection = b
 	}
-	v.protocolVersion(obj, &req, &c)
-	v.proofFormats(obj, &req, &c)
-	v.presentationDefinition(obj, &req, &c)
-	req.Emails = v.emails(obj.get("emailId"), &c)
-	req.AutoAcceptProof = autoAcceptProof(obj, &c)
-	req.GoalCode = cappedString(obj, "goalCode", maxGoalCode, &c)
-	checkText("goalCode", req.GoalCode, oneLine, &c)
-	req.Label = label(obj, &c)
-	req.Comment = cappedString(obj, "comment", maxComment, &c)
-	checkText("comment", req.Comment, multiLine, &c)
-	req.ParentThreadID = parentThreadID(obj, &c)
+	v.protocolVersion(obj, &req, c)
+	v.proofFormats(obj, &req, c)
+	v.presentationDefinition(obj, &req, c)
+	req.Emails = v.emails(obj.get("emailId"), c)
+	req.AutoAcceptProof = autoAcceptProof(obj, c)
+	req.GoalCode = cappedString(obj, "goalCode", maxGoalCode, c)
+	checkText("goalCode", req.GoalCode, oneLine, c)
+	req.Label = label(obj, c)
+	req.Comment = cappedString(obj, "comment", maxComment, c)
+	checkText("comment", req.Comment, multiLine, c)
+	req.ParentThreadID = parentThreadID(obj, c)
 
 	if !c.empty() {
 		return backend.OOBRequest{}, c.errors()
@@ -143,7 +143,7 @@ func (v *Validator) unknownKeys(obj value, at *pathNode, known []string, c *coll
 	for it := obj.members(); it.next(); {
 		if k := it.key(); !slices.Contains(known, k) {
 			p := at.child(k)
-			c.add(p.String(), unknownField(k, known))
+			c.at(&p, unknownField(k, known))
 		}
 	}
 }
