@@ -2,7 +2,8 @@ package handlers
 
 import (
 	"net/http"
-	"unicode/utf8"
+
+	"github.com/proofgate/proofgate/internal/jsonenc"
 )
 
 // writeCreatedOne writes 4.1's 201 for one proof request: the same
@@ -36,57 +37,7 @@ func writeCreatedOne(w http.ResponseWriter, d oobData) {
 }
 
 // appendJSONString appends s as a JSON string exactly as writeJSON's
-// encoder writes it (encoding/json without HTML escaping): '"', '\\' and
-// control characters escaped (\b, \f, \n, \r, \t by name, others as
-// \u00XX), each invalid UTF-8 byte as \ufffd, and U+2028 and U+2029 as
-// \u2028 and \u2029; everything else as it is.
+// encoder writes it (encoding/json without HTML escaping).
 func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return jsonenc.AppendString(b, s, false)
 }
