@@ -77,6 +77,7 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 		n.Recipients = req.Emails
 	}
 	c := &creation{g: g, b: b, org: org, req: req}
+	c.done = c.first[:0]
 	g.idempotent(w, r, principal, orgID, body, func(w http.ResponseWriter) { g.create(w, r, c) })
 }
 

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/google/uuid"
 	"go.uber.org/zap"
@@ -54,18 +55,27 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // The header keys are already canonical, so they are assigned directly
 // (Header.Set would canonicalize them again on every response).
 //
-// The four values share one backing array (one allocation instead of
-// four); each is its own slice of capacity one, so a later Add to one
-// header copies it rather than overwriting its neighbour.
+// The four values and the digits of the length share one allocation
+// (instead of five); each value is its own slice of capacity one, so a
+// later Add to one header copies it rather than overwriting its neighbour.
 func writeBody(w http.ResponseWriter, status int, b []byte) {
 	h := w.Header()
-	v := []string{"application/json; charset=utf-8", strconv.Itoa(len(b)), "no-store", "nosniff"}
-	h["Content-Type"] = v[0:1:1]
-	h["Content-Length"] = v[1:2:2]
-	h["Cache-Control"] = v[2:3:3]
-	h["X-Content-Type-Options"] = v[3:4:4]
+	hv := new(headerValues)
+	digits := strconv.AppendInt(hv.digits[:0], int64(len(b)), 10)
+	// The digits are never written again: the string may share them.
+	hv.v = [4]string{"application/json; charset=utf-8", unsafe.String(&digits[0], len(digits)), "no-store", "nosniff"}
+	h["Content-Type"] = hv.v[0:1:1]
+	h["Content-Length"] = hv.v[1:2:2]
+	h["Cache-Control"] = hv.v[2:3:3]
+	h["X-Content-Type-Options"] = hv.v[3:4:4]
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
+}
+
+// headerValues holds the header values of one JSON answer.
+type headerValues struct {
+	v      [4]string
+	digits [20]byte
 }
 
 // The interface's exact 401 and 403 bodies, encoded once: they are the

@@ -63,3 +63,28 @@ func TestPlainRun(t *testing.T) {
 		}
 	}
 }
+
+// FuzzAppendCompact holds AppendCompact to what encoding/json writes for a
+// json.RawMessage, with HTML escaping (json.Marshal) and without (an
+// Encoder with SetEscapeHTML(false)): the same bytes, or both refusing.
+func FuzzAppendCompact(f *testing.F) {
+	for _, s := range append(seeds, `{}`, ` { "a" : [ 1 , -2.5e3 , true , null , { "b<" : "&" } ] } `, `{"a":1,}`, `[1 2]`, `01`, `"\u12G4"`, `{} {}`, ``) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		for _, html := range []bool{false, true} {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(html)
+			wantErr := enc.Encode(json.RawMessage(raw))
+			want := strings.TrimSuffix(buf.String(), "\n")
+			got, err := AppendCompact([]byte("x"), raw, html)
+			if (err != nil) != (wantErr != nil) {
+				t.Fatalf("AppendCompact(%q, html %v): error %v, encoding/json %v", raw, html, err, wantErr)
+			}
+			if err == nil && string(got) != "x"+want {
+				t.Fatalf("AppendCompact(%q, html %v) = %s, encoding/json %s", raw, html, got, want)
+			}
+		}
+	})
+}

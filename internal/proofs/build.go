@@ -220,7 +220,7 @@ func BuildInvitation(p InvitationParams) ([]byte, error) {
 	if p.ParentThreadID != "" {
 		inv.Thread = &Thread{PThID: p.ParentThreadID}
 	}
-	return marshal(inv)
+	return appendInvitation(nil, &inv)
 }
 
 // InvitationURL returns the RFC 0434 long URL: base with an oob query

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/proofgate/proofgate/internal/jsonenc"
 )
 
 var rawSeeds = []string{
@@ -74,7 +76,7 @@ func TestPutUsesAppendJSON(t *testing.T) {
 
 // encoding/json's nesting limit holds here too.
 func TestAppendRawDepth(t *testing.T) {
-	for _, n := range []int{maxRawDepth, maxRawDepth + 1} {
+	for _, n := range []int{jsonenc.MaxDepth, jsonenc.MaxDepth + 1} {
 		raw := []byte(strings.Repeat("[", n) + strings.Repeat("]", n))
 		_, wantErr := json.Marshal(json.RawMessage(raw))
 		if _, err := AppendRaw(nil, raw); (err != nil) != (wantErr != nil) {
