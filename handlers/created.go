@@ -23,9 +23,15 @@ func writeCreatedOne(w http.ResponseWriter, d oobData) {
 	b = append(b, `,"outOfBandId":`...)
 	b = appendJSONString(b, d.OutOfBandID)
 	b = append(b, `,"invitationUrl":`...)
+	start := len(b)
 	b = appendJSONString(b, d.InvitationURL)
+	encoded := b[start:]
 	b = append(b, `,"longInvitationUrl":`...)
-	b = appendJSONString(b, d.LongInvitationURL)
+	if d.LongInvitationURL == d.InvitationURL {
+		b = append(b, encoded...) // no short URL: the same kilobytes again
+	} else {
+		b = appendJSONString(b, d.LongInvitationURL)
+	}
 	b = append(b, `,"invitation":`...)
 	if len(d.Invitation) == 0 {
 		b = append(b, "null"...)

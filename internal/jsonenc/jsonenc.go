@@ -17,29 +17,34 @@ const (
 	highs = 0x8080808080808080
 )
 
-// hasByte reports whether any byte of v equals c.
-func hasByte(v uint64, c byte) bool {
-	x := v ^ (ones * uint64(c))
-	return (x-ones)&^x&highs != 0
-}
+// zeroIn has the high bit set in (at least) the lowest byte of x that is
+// zero, and is zero when no byte of x is: the classic "has zero byte"
+// test, exact as to whether there is one.
+func zeroIn(x uint64) uint64 { return (x - ones) &^ x & highs }
 
 // PlainRun returns the index of the first byte of s at or after i that a
 // JSON string cannot hold as it is: a control character, '"', '\\', any
 // byte of a multi-byte UTF-8 sequence (which may need checking or
 // escaping), and with html also '<', '>' and '&'. len(s) when there is
-// none.
+// none. Eight bytes are checked at a time.
 func PlainRun[T Bytes](s T, i int, html bool) int {
+	const (
+		quote     = ones * '"'
+		backslash = ones * '\\'
+		lt        = ones * '<'
+		gt        = ones * '>'
+		amp       = ones * '&'
+	)
 	for ; i+8 <= len(s); i += 8 {
-		v := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		// A byte below 0x20 or at or above 0x80.
-		if (v-ones*0x20)&^v&highs != 0 || v&highs != 0 {
-			break
+		w := s[i : i+8]
+		v := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		// Bytes below 0x20 or at or above 0x80, '"' and '\\'.
+		m := ((v-ones*0x20)&^v|v)&highs | zeroIn(v^quote) | zeroIn(v^backslash)
+		if html {
+			m |= zeroIn(v^lt) | zeroIn(v^gt) | zeroIn(v^amp)
 		}
-		if hasByte(v, '"') || hasByte(v, '\\') {
-			break
-		}
-		if html && (hasByte(v, '<') || hasByte(v, '>') || hasByte(v, '&')) {
+		if m != 0 {
 			break
 		}
 	}

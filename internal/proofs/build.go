@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/url"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 
@@ -226,19 +227,52 @@ func BuildInvitation(p InvitationParams) ([]byte, error) {
 // InvitationURL returns the RFC 0434 long URL: base with an oob query
 // parameter holding the unpadded base64url invitation JSON, appended to any
 // query base already has and placed before any fragment.
+//
+// The URL is put together in one buffer around the encoded invitation:
+// what comes before it and after it depends on base only, and is kept for
+// the last base seen (the verifier's public URL, the same every time).
 func InvitationURL(base string, invitation []byte) (string, error) {
+	parts, err := invitationURLParts(base)
+	if err != nil {
+		return "", err
+	}
+	b := make([]byte, 0, len(parts.head)+base64.RawURLEncoding.EncodedLen(len(invitation))+len(parts.tail))
+	b = append(b, parts.head...)
+	b = base64.RawURLEncoding.AppendEncode(b, invitation)
+	b = append(b, parts.tail...)
+	return string(b), nil
+}
+
+// urlParts is what InvitationURL writes around the encoded invitation for
+// a base URL: url.URL.String() of base with "oob=" appended to its query
+// (after "&" when it has one) is head, and its fragment is tail.
+type urlParts struct {
+	base, head, tail string
+}
+
+var lastURLParts atomic.Pointer[urlParts]
+
+func invitationURLParts(base string) (*urlParts, error) {
+	if p := lastURLParts.Load(); p != nil && p.base == base {
+		return p, nil
+	}
 	u, err := url.Parse(base)
 	if err != nil {
-		return "", fmt.Errorf("proofs: invitation base URL: %w", err)
+		return nil, fmt.Errorf("proofs: invitation base URL: %w", err)
 	}
-	oob := "oob=" + base64.RawURLEncoding.EncodeToString(invitation)
+	p := &urlParts{base: base}
+	if u.Fragment != "" {
+		p.tail = "#" + u.EscapedFragment()
+	}
+	u.Fragment, u.RawFragment, u.ForceQuery = "", "", false
 	if u.RawQuery == "" {
-		u.RawQuery = oob
+		u.RawQuery = "oob="
 	} else {
-		u.RawQuery += "&" + oob
+		u.RawQuery += "&oob="
 	}
-	u.ForceQuery = false
-	return u.String(), nil
+	p.head = u.String()
+	lastURLParts.Store(p)
+	return p, nil
 }
 
 // BuildAck builds the present-proof ack (status OK) on the record's
