@@ -52,7 +52,7 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 		// OOB reports problems as validate.Errors itself, never wrapped.
 		if problems, ok := err.(validate.Errors); ok {
 			metrics.ValidationFailures(problems)
-			writeError(w, http.StatusBadRequest, []string(problems))
+			writeProblems(w, http.StatusBadRequest, problems)
 			return
 		}
 		WriteInternalError(w, g.Logger, err.Error())

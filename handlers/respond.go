@@ -122,6 +122,13 @@ func writeError(w http.ResponseWriter, status int, message any) {
 	writeJSON(w, status, errorBody{StatusCode: status, Error: http.StatusText(status), Message: message})
 }
 
+// writeProblems writes a 400-style body listing problems: writeError for
+// a list, without boxing the list in an interface.
+func writeProblems(w http.ResponseWriter, status int, problems []string) {
+	b, _ := appendErrorBody(nil, status, capMessages(problems))
+	writeBody(w, status, b)
+}
+
 // appendErrorBody appends the errorBody writeJSON would write for status
 // and message (without requestId), byte for byte, for the messages
 // handlers send: nil, a string or a list of strings. Put together by hand
