@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"net/http"
+	"slices"
+	"sync"
 
 	"github.com/proofgate/proofgate/internal/jsonenc"
 )
@@ -15,7 +17,8 @@ import (
 // encoding/json, and the agents' answers were parsed by encoding/json into
 // it. Like writeCreated, this never fails.
 func writeCreatedOne(w http.ResponseWriter, d oobData) {
-	b := make([]byte, 0, 256+len(d.ProofRecordID)+len(d.ProofRecordThID)+len(d.OutOfBandID)+len(d.InvitationURL)+len(d.LongInvitationURL)+len(d.Invitation))
+	buf := getBody()
+	b := slices.Grow((*buf)[:0], 256+len(d.ProofRecordID)+len(d.ProofRecordThID)+len(d.OutOfBandID)+len(d.InvitationURL)+len(d.LongInvitationURL)+len(d.Invitation))
 	b = append(b, `{"statusCode":201,"success":true,"message":"Proof request sent successfully.","data":{"proofRecordId":`...)
 	b = appendJSONString(b, d.ProofRecordID)
 	b = append(b, `,"proofRecordThId":`...)
@@ -40,6 +43,31 @@ func writeCreatedOne(w http.ResponseWriter, d oobData) {
 	}
 	b = append(b, "}}"...)
 	writeBody(w, http.StatusCreated, b)
+	putBody(buf, b)
+}
+
+// bodyBuffers keeps the buffers of hand-made answers for reuse: a
+// ResponseWriter copies what it is given (io.Writer must not retain p),
+// so a buffer is free again once written. Reuse spares allocating and
+// zeroing kilobytes per answer.
+var bodyBuffers sync.Pool
+
+// maxPooledBody bounds the buffers kept.
+const maxPooledBody = 64 << 10
+
+func getBody() *[]byte {
+	if p, ok := bodyBuffers.Get().(*[]byte); ok {
+		return p
+	}
+	return new([]byte)
+}
+
+func putBody(p *[]byte, b []byte) {
+	if cap(b) > maxPooledBody {
+		return
+	}
+	*p = b[:0]
+	bodyBuffers.Put(p)
 }
 
 // appendJSONString appends s as a JSON string exactly as writeJSON's

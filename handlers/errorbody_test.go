@@ -126,3 +126,22 @@ func FuzzQueryParam(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, q string) { checkQueryParam(t, q) })
 }
+
+// Answers written from reused buffers stay what they were when written.
+func TestPooledBodiesIndependent(t *testing.T) {
+	first := httptest.NewRecorder()
+	writeError(first, 400, []string{"a: " + strings.Repeat("x", 300)})
+	want := first.Body.String()
+	for range 3 {
+		writeProblems(httptest.NewRecorder(), 400, []string{"b: y"})
+		writeCreatedOne(httptest.NewRecorder(), oobData{ProofRecordID: strings.Repeat("z", 500)})
+	}
+	if first.Body.String() != want {
+		t.Fatalf("an earlier answer changed:\n%s\nwas\n%s", first.Body, want)
+	}
+	again := httptest.NewRecorder()
+	writeError(again, 400, []string{"a: " + strings.Repeat("x", 300)})
+	if again.Body.String() != want || again.Header().Get("Content-Length") != first.Header().Get("Content-Length") {
+		t.Fatalf("from a reused buffer: %s", again.Body)
+	}
+}

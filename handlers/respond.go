@@ -115,8 +115,10 @@ func writeError(w http.ResponseWriter, status int, message any) {
 	if list, ok := message.([]string); ok {
 		message = capMessages(list)
 	}
-	if b, ok := appendErrorBody(nil, status, message); ok {
+	buf := getBody()
+	if b, ok := appendErrorBody((*buf)[:0], status, message); ok {
 		writeBody(w, status, b)
+		putBody(buf, b)
 		return
 	}
 	writeJSON(w, status, errorBody{StatusCode: status, Error: http.StatusText(status), Message: message})
@@ -125,8 +127,10 @@ func writeError(w http.ResponseWriter, status int, message any) {
 // writeProblems writes a 400-style body listing problems: writeError for
 // a list, without boxing the list in an interface.
 func writeProblems(w http.ResponseWriter, status int, problems []string) {
-	b, _ := appendErrorBody(nil, status, capMessages(problems))
+	buf := getBody()
+	b, _ := appendErrorBody((*buf)[:0], status, capMessages(problems))
 	writeBody(w, status, b)
+	putBody(buf, b)
 }
 
 // appendErrorBody appends the errorBody writeJSON would write for status
