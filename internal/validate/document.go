@@ -179,9 +179,10 @@ func (v value) any() any {
 	return nil
 }
 
-// maxPooledNodes bounds the documents kept for reuse, so one large body
-// does not pin its memory for good.
-const maxPooledNodes = 4096
+// maxPooledNodes bounds the documents kept for reuse (48 KiB of nodes:
+// a typical body has tens, a large presentation definition hundreds), so
+// one large body does not pin its memory for good.
+const maxPooledNodes = 1024
 
 // maxPooledProblems bounds the problem lists kept for reuse.
 const maxPooledProblems = 256
