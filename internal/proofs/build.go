@@ -95,10 +95,8 @@ func BuildRequest(req backend.OOBRequest, p RequestParams) (Built, error) {
 		if nonce, err = NewNonce(); err != nil {
 			return Built{}, err
 		}
-		b, err := marshal(anonCredsRequest(req.Indy, nonce))
-		if err != nil {
-			return Built{}, err
-		}
+		ac := anonCredsRequest(req.Indy, nonce)
+		b := appendAnonCredsRequest(nil, &ac)
 		attach = AttachData{Base64: base64.StdEncoding.EncodeToString(b)}
 		format = AttachFormat{AttachID: AttachIDIndy, Format: FormatIndyRequest}
 	case backend.RequestPresentationExchange:

@@ -65,7 +65,15 @@ func fill(v reflect.Value) {
 		}
 	case reflect.Map:
 		v.Set(reflect.MakeMap(v.Type()))
-		v.SetMapIndex(reflect.ValueOf("k<"), reflect.ValueOf(any("v&")))
+		for _, k := range []string{"k<", "a&", "Z"} {
+			elem := reflect.New(v.Type().Elem()).Elem()
+			if elem.Kind() == reflect.Interface {
+				elem.Set(reflect.ValueOf("v&"))
+			} else {
+				fill(elem)
+			}
+			v.SetMapIndex(reflect.ValueOf(k).Convert(v.Type().Key()), elem)
+		}
 	case reflect.Slice:
 		switch v.Type() {
 		case reflect.TypeFor[json.RawMessage]():
