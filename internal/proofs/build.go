@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/url"
+	"strings"
 	"sync/atomic"
 
 	"github.com/google/uuid"
@@ -150,7 +151,7 @@ func BuildRequest(req backend.OOBRequest, p RequestParams) (Built, error) {
 	default:
 		return Built{}, fmt.Errorf("proofs: unknown protocol version %q", req.ProtocolVersion)
 	}
-	b, err := marshal(msg)
+	b, err := appendRequestMessage(nil, msg)
 	if err != nil {
 		return Built{}, err
 	}
@@ -234,11 +235,20 @@ func InvitationURL(base string, invitation []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	b := make([]byte, 0, len(parts.head)+base64.RawURLEncoding.EncodedLen(len(invitation))+len(parts.tail))
-	b = append(b, parts.head...)
-	b = base64.RawURLEncoding.AppendEncode(b, invitation)
-	b = append(b, parts.tail...)
-	return string(b), nil
+	var sb strings.Builder
+	sb.Grow(len(parts.head) + base64.RawURLEncoding.EncodedLen(len(invitation)) + len(parts.tail))
+	sb.WriteString(parts.head)
+	// Encoded in chunks of whole 3-byte groups through a buffer on the
+	// stack, so the URL is the only allocation.
+	var chunk [1024]byte
+	const step = len(chunk) / 4 * 3
+	for len(invitation) > 0 {
+		n := min(step, len(invitation))
+		sb.Write(base64.RawURLEncoding.AppendEncode(chunk[:0], invitation[:n]))
+		invitation = invitation[n:]
+	}
+	sb.WriteString(parts.tail)
+	return sb.String(), nil
 }
 
 // urlParts is what InvitationURL writes around the encoded invitation for

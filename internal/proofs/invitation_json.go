@@ -32,20 +32,9 @@ func appendInvitation(b []byte, inv *Invitation) ([]byte, error) {
 	b = append(b, `,"accept":`...)
 	b = appendStrings(b, inv.Accept)
 	b = append(b, `,"requests~attach":`...)
-	if inv.Requests == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, a := range inv.Requests {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = appendAttachment(b, &a); err != nil {
-				return nil, err
-			}
-		}
-		b = append(b, ']')
+	var err error
+	if b, err = appendAttachments(b, inv.Requests); err != nil {
+		return nil, err
 	}
 	b = append(b, `,"services":`...)
 	if inv.Services == nil {
@@ -70,24 +59,46 @@ func appendInvitation(b []byte, inv *Invitation) ([]byte, error) {
 		}
 		b = append(b, ']')
 	}
-	if t := inv.Thread; t != nil {
-		b = append(b, `,"~thread":{`...)
-		comma := false
-		if t.ThID != "" {
-			b = append(b, `"thid":`...)
-			b = jsonenc.AppendString(b, t.ThID, false)
-			comma = true
-		}
-		if t.PThID != "" {
-			if comma {
-				b = append(b, ',')
-			}
-			b = append(b, `"pthid":`...)
-			b = jsonenc.AppendString(b, t.PThID, false)
-		}
-		b = append(b, '}')
+	if inv.Thread != nil {
+		b = append(b, `,"~thread":`...)
+		b = appendThread(b, inv.Thread)
 	}
 	return append(b, '}'), nil
+}
+
+// appendThread appends a ~thread decorator.
+func appendThread(b []byte, t *Thread) []byte {
+	b = append(b, '{')
+	if t.ThID != "" {
+		b = append(b, `"thid":`...)
+		b = jsonenc.AppendString(b, t.ThID, false)
+	}
+	if t.PThID != "" {
+		if t.ThID != "" {
+			b = append(b, ',')
+		}
+		b = append(b, `"pthid":`...)
+		b = jsonenc.AppendString(b, t.PThID, false)
+	}
+	return append(b, '}')
+}
+
+// appendAttachments appends a list of attachments (null for nil).
+func appendAttachments(b []byte, list []Attachment) ([]byte, error) {
+	if list == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, '[')
+	for i := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = appendAttachment(b, &list[i]); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, ']'), nil
 }
 
 func appendAttachment(b []byte, a *Attachment) ([]byte, error) {

@@ -1,6 +1,7 @@
 package proofs
 
 import (
+	"bytes"
 	"encoding/base64"
 	"net/url"
 	"testing"
@@ -10,7 +11,7 @@ import (
 // makes of base with oob added to its query, for awkward bases too, and
 // whichever base came before (the parts are kept for the last one).
 func TestInvitationURLAsURLString(t *testing.T) {
-	inv := []byte(`{"@id":"x","label":"ü?&=#"}`)
+	var inv []byte
 	reference := func(base string) (string, error) {
 		u, err := url.Parse(base)
 		if err != nil {
@@ -31,7 +32,10 @@ func TestInvitationURLAsURLString(t *testing.T) {
 		"https://v.example.com/i?#", "https://v.example.com/i?;x", "/relative/path", "a:b/c", "mailto:x@y", "//host/p",
 		"https://[::1]:80/x", "https://v.example.com/i#%E2%80%A8", "",
 	}
-	for range 2 {
+	// Small, and large enough to be encoded in several chunks (with a
+	// partial group at the end).
+	large := bytes.Repeat([]byte(`{"@id":"x","label":"ü?&=#"}`), 200)
+	for _, inv = range [][]byte{[]byte(`{"@id":"x","label":"ü?&=#"}`), large, large[:767], large[:768], large[:769], {}} {
 		for _, base := range bases {
 			want, wantErr := reference(base)
 			got, err := InvitationURL(base, inv)
