@@ -51,6 +51,9 @@ type creation struct {
 	org  backend.Org
 	req  backend.OOBRequest
 	done []created
+	// first backs done for the usual single proof request, saving an
+	// allocation.
+	first [1]created
 }
 
 // one makes a proof request, its short URL if asked, and its mail if to is

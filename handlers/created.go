@@ -1,9 +1,11 @@
 package handlers
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
+	"slices"
+	"sync"
+
+	"github.com/proofgate/proofgate/internal/jsonenc"
 )
 
 // writeCreatedOne writes 4.1's 201 for one proof request: the same
@@ -15,7 +17,8 @@ import (
 // encoding/json, and the agents' answers were parsed by encoding/json into
 // it. Like writeCreated, this never fails.
 func writeCreatedOne(w http.ResponseWriter, d oobData) {
-	b := make([]byte, 0, 256+len(d.ProofRecordID)+len(d.ProofRecordThID)+len(d.OutOfBandID)+len(d.InvitationURL)+len(d.LongInvitationURL)+len(d.Invitation))
+	buf := getBody()
+	b := slices.Grow((*buf)[:0], 256+len(d.ProofRecordID)+len(d.ProofRecordThID)+len(d.OutOfBandID)+len(d.InvitationURL)+len(d.LongInvitationURL)+len(d.Invitation))
 	b = append(b, `{"statusCode":201,"success":true,"message":"Proof request sent successfully.","data":{"proofRecordId":`...)
 	b = appendJSONString(b, d.ProofRecordID)
 	b = append(b, `,"proofRecordThId":`...)
@@ -23,9 +26,15 @@ func writeCreatedOne(w http.ResponseWriter, d oobData) {
 	b = append(b, `,"outOfBandId":`...)
 	b = appendJSONString(b, d.OutOfBandID)
 	b = append(b, `,"invitationUrl":`...)
+	start := len(b)
 	b = appendJSONString(b, d.InvitationURL)
+	encoded := b[start:]
 	b = append(b, `,"longInvitationUrl":`...)
-	b = appendJSONString(b, d.LongInvitationURL)
+	if d.LongInvitationURL == d.InvitationURL {
+		b = append(b, encoded...) // no short URL: the same kilobytes again
+	} else {
+		b = appendJSONString(b, d.LongInvitationURL)
+	}
 	b = append(b, `,"invitation":`...)
 	if len(d.Invitation) == 0 {
 		b = append(b, "null"...)
@@ -34,23 +43,35 @@ func writeCreatedOne(w http.ResponseWriter, d oobData) {
 	}
 	b = append(b, "}}"...)
 	writeBody(w, http.StatusCreated, b)
+	putBody(buf, b)
+}
+
+// bodyBuffers keeps the buffers of hand-made answers for reuse: a
+// ResponseWriter copies what it is given (io.Writer must not retain p),
+// so a buffer is free again once written. Reuse spares allocating and
+// zeroing kilobytes per answer.
+var bodyBuffers sync.Pool
+
+// maxPooledBody bounds the buffers kept.
+const maxPooledBody = 64 << 10
+
+func getBody() *[]byte {
+	if p, ok := bodyBuffers.Get().(*[]byte); ok {
+		return p
+	}
+	return new([]byte)
+}
+
+func putBody(p *[]byte, b []byte) {
+	if cap(b) > maxPooledBody {
+		return
+	}
+	*p = b[:0]
+	bodyBuffers.Put(p)
 }
 
 // appendJSONString appends s as a JSON string exactly as writeJSON's
-// encoder writes it (no HTML escaping): the common case (printable ASCII
-// without " or \\) as is, anything else through encoding/json.
+// encoder writes it (encoding/json without HTML escaping).
 func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			var buf bytes.Buffer
-			enc := json.NewEncoder(&buf)
-			enc.SetEscapeHTML(false)
-			_ = enc.Encode(s) // a string always encodes
-			return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
+	return jsonenc.AppendString(b, s, false)
 }

@@ -42,17 +42,17 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 	if !ok {
 		return
 	}
-	requestType := r.URL.Query()["requestType"]
-	if len(requestType) > 1 {
+	requestType, n := queryParam(r.URL.RawQuery, "requestType")
+	if n > 1 {
 		writeError(w, http.StatusBadRequest, []string{"requestType: give it once"})
 		return
 	}
-	req, err := g.Validator.OOB(r.URL.Query().Get("requestType"), body)
+	req, err := g.Validator.OOB(requestType, body)
 	if err != nil {
-		var problems validate.Errors
-		if errors.As(err, &problems) {
+		// OOB reports problems as validate.Errors itself, never wrapped.
+		if problems, ok := err.(validate.Errors); ok {
 			metrics.ValidationFailures(problems)
-			writeError(w, http.StatusBadRequest, []string(problems))
+			writeProblems(w, http.StatusBadRequest, problems)
 			return
 		}
 		WriteInternalError(w, g.Logger, err.Error())
@@ -77,6 +77,7 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 		n.Recipients = req.Emails
 	}
 	c := &creation{g: g, b: b, org: org, req: req}
+	c.done = c.first[:0]
 	g.idempotent(w, r, principal, orgID, body, func(w http.ResponseWriter) { g.create(w, r, c) })
 }
 
@@ -171,6 +172,9 @@ func (g *Gateway) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, 
 
 // isJSON accepts application/json and any application/*+json type.
 func isJSON(contentType string) bool {
+	if contentType == "application/json" {
+		return true // what nearly every client sends: no parsing needed
+	}
 	mt, _, err := mime.ParseMediaType(contentType)
 	if err != nil {
 		return false

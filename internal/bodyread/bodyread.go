@@ -6,6 +6,7 @@
 package bodyread
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net/http"
@@ -90,7 +91,7 @@ func read(w http.ResponseWriter, r *http.Request, l Limits) ([]byte, error) {
 		// The connection serves further requests: lift the deadline.
 		defer rc.SetReadDeadline(time.Time{}) //nolint:errcheck // best effort
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, l.Max))
+	body, err := readAll(w, r, l.Max)
 	if err == nil {
 		return body, nil
 	}
@@ -102,5 +103,56 @@ func read(w http.ResponseWriter, r *http.Request, l Limits) ([]byte, error) {
 		return nil, ErrTimeout
 	default:
 		return nil, ErrRead
+	}
+}
+
+// exactSize is the largest announced body that is read into a buffer of
+// exactly its Content-Length, allocated before the first byte arrives.
+// Larger bodies grow their buffer as bytes come, so that a sender who
+// announces much and sends little holds little memory.
+const exactSize = 8 << 10
+
+// readAll reads r's body, at most max bytes (r.ContentLength is known not
+// to exceed it). A small body of known length is read into one buffer of
+// that size; anything else, and a body longer than announced, goes through
+// http.MaxBytesReader as io.ReadAll would read it.
+func readAll(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
+	n := r.ContentLength
+	if n <= 0 || n > exactSize {
+		return io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+	}
+	buf := make([]byte, n)
+	got := 0
+	for got < len(buf) {
+		m, err := r.Body.Read(buf[got:])
+		got += m
+		if err == io.EOF {
+			return buf[:got], nil // shorter than announced, as io.ReadAll reads it
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	// The announced length is in; the body should end here.
+	var probe [1]byte
+	for {
+		m, err := r.Body.Read(probe[:])
+		if m > 0 {
+			rest := struct {
+				io.Reader
+				io.Closer
+			}{io.MultiReader(bytes.NewReader(probe[:m]), r.Body), r.Body}
+			more, err := io.ReadAll(http.MaxBytesReader(w, rest, max-n))
+			if err != nil {
+				return nil, err
+			}
+			return append(buf, more...), nil
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 )
 
@@ -121,5 +122,66 @@ func TestTooLarge(t *testing.T) {
 	srv := serve(t, Limits{Max: 10}, nil)
 	if s := status(t, stall(t, srv.Listener.Addr().String(), 11, 11)); s != http.StatusRequestEntityTooLarge {
 		t.Fatalf("%d, want 413", s)
+	}
+}
+
+// TestReadAnnouncedLength: a small body of known length is read into one
+// buffer of that size; a body shorter or longer than announced reads as
+// io.ReadAll through http.MaxBytesReader would read it.
+func TestReadAnnouncedLength(t *testing.T) {
+	const max = 64
+	for _, tc := range []struct {
+		name      string
+		announced int64
+		body      string
+		want      string
+		err       error
+	}{
+		{"exact", 5, "hello", "hello", nil},
+		{"exact at the cap", max, strings.Repeat("x", max), strings.Repeat("x", max), nil},
+		{"shorter", 10, "hello", "hello", nil},
+		{"longer", 3, "hello", "hello", nil},
+		{"longer past the cap", 3, strings.Repeat("x", max+1), "", ErrTooLarge},
+		{"unknown", -1, "hello", "hello", nil},
+		{"unknown past the cap", -1, strings.Repeat("x", max+1), "", ErrTooLarge},
+		{"announced past the cap", max + 1, "x", "", ErrTooLarge},
+		{"empty", 0, "", "", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, chunked := range []bool{false, true} {
+				var body io.Reader = strings.NewReader(tc.body)
+				if chunked {
+					body = iotest.OneByteReader(body)
+				}
+				r := httptest.NewRequest(http.MethodPost, "/", io.NopCloser(body))
+				r.ContentLength = tc.announced
+				got, err := Read(httptest.NewRecorder(), r, Limits{Max: max})
+				if !errors.Is(err, tc.err) || string(got) != tc.want {
+					t.Fatalf("chunked %v: %q, %v; want %q, %v", chunked, got, err, tc.want, tc.err)
+				}
+			}
+		})
+	}
+}
+
+// failingBody fails after its data.
+type failingBody struct{ data string }
+
+func (b *failingBody) Read(p []byte) (int, error) {
+	if b.data == "" {
+		return 0, errors.New("connection reset")
+	}
+	n := copy(p, b.data)
+	b.data = b.data[n:]
+	return n, nil
+}
+
+func TestReadAnnouncedLengthFails(t *testing.T) {
+	for _, data := range []string{"", "hel", "hello"} {
+		r := httptest.NewRequest(http.MethodPost, "/", io.NopCloser(&failingBody{data: data}))
+		r.ContentLength = 5
+		if _, err := Read(httptest.NewRecorder(), r, Limits{Max: 64}); !errors.Is(err, ErrRead) {
+			t.Errorf("%q: %v, want ErrRead", data, err)
+		}
 	}
 }

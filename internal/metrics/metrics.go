@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -287,7 +288,7 @@ func JWKSFetch(outcome string) {
 
 // validationFields are the field labels of validation_failures_total: the
 // body fields of 4.1 and what else a problem can be about.
-var validationFields = []string{
+var validationFields = [...]string{
 	"goalCode", "protocolVersion", "comment", "proofFormats", "presentationDefinition",
 	"autoAcceptProof", "label", "parentThreadId", "isShortenUrl", "emailId", "reuseConnection",
 	"requestType", "body", "orgId", "proofRecordId",
@@ -298,8 +299,27 @@ var validationFields = []string{
 // top-level field.
 func ValidationFailures(problems []string) {
 	for _, p := range problems {
-		validationFailures.WithLabelValues(ValidationField(p)).Inc()
+		validationCounter(ValidationField(p)).Inc()
 	}
+}
+
+// validationCounters are the series of validation_failures_total, one per
+// label value, each looked up in the vector once (on first use, so that
+// series appear only once counted, as with WithLabelValues) instead of
+// hashing the label on every rejected request.
+var validationCounters [len(validationFields) + 1]atomic.Pointer[prometheus.Counter]
+
+func validationCounter(field string) prometheus.Counter {
+	i := slices.Index(validationFields[:], field)
+	if i < 0 {
+		i = len(validationFields) // "other"
+	}
+	if c := validationCounters[i].Load(); c != nil {
+		return *c
+	}
+	c := validationFailures.WithLabelValues(field)
+	validationCounters[i].Store(&c)
+	return c
 }
 
 // ValidationField is the label of one problem: its top-level field, or
@@ -309,7 +329,7 @@ func ValidationField(problem string) string {
 	if end < 0 {
 		end = len(problem)
 	}
-	return bounded(problem[:end], validationFields...)
+	return bounded(problem[:end], validationFields[:]...)
 }
 
 // Auth failure reasons that are not a JWT's own.

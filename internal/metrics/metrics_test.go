@@ -181,3 +181,30 @@ func TestNames(t *testing.T) {
 		}
 	}
 }
+
+// TestValidationFailuresCounters: each problem counts once in its field's
+// series (resolved once and kept), unknown fields in "other", and a series
+// appears only once counted.
+func TestValidationFailuresCounters(t *testing.T) {
+	before := func(field string) float64 { return testutil.ToFloat64(validationFailures.WithLabelValues(field)) }
+	label, email, other := before("label"), before("emailId"), before("other")
+	for range 3 {
+		ValidationFailures([]string{"label: must be a string", "emailId[0]: bad", "emailId[1]: bad", "surprise: unknown field"})
+	}
+	for field, want := range map[string]float64{"label": label + 3, "emailId": email + 6, "other": other + 3} {
+		if got := before(field); got != want {
+			t.Errorf("%s: %v, want %v", field, got, want)
+		}
+	}
+	if validationCounter("comment") == nil || validationCounters[slices.Index(validationFields[:], "comment")].Load() == nil {
+		t.Error("the comment series was not kept")
+	}
+	for i, field := range validationFields {
+		if field == "comment" {
+			continue
+		}
+		if c := validationCounters[i].Load(); c != nil && testutil.ToFloat64(*c) == 0 {
+			t.Errorf("series %s kept with no count", field)
+		}
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"math/big"
 	"net/url"
+	"strings"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 
@@ -94,10 +96,8 @@ func BuildRequest(req backend.OOBRequest, p RequestParams) (Built, error) {
 		if nonce, err = NewNonce(); err != nil {
 			return Built{}, err
 		}
-		b, err := marshal(anonCredsRequest(req.Indy, nonce))
-		if err != nil {
-			return Built{}, err
-		}
+		ac := anonCredsRequest(req.Indy, nonce)
+		b := appendAnonCredsRequest(nil, &ac)
 		attach = AttachData{Base64: base64.StdEncoding.EncodeToString(b)}
 		format = AttachFormat{AttachID: AttachIDIndy, Format: FormatIndyRequest}
 	case backend.RequestPresentationExchange:
@@ -151,7 +151,7 @@ func BuildRequest(req backend.OOBRequest, p RequestParams) (Built, error) {
 	default:
 		return Built{}, fmt.Errorf("proofs: unknown protocol version %q", req.ProtocolVersion)
 	}
-	b, err := marshal(msg)
+	b, err := appendRequestMessage(nil, msg)
 	if err != nil {
 		return Built{}, err
 	}
@@ -220,25 +220,67 @@ func BuildInvitation(p InvitationParams) ([]byte, error) {
 	if p.ParentThreadID != "" {
 		inv.Thread = &Thread{PThID: p.ParentThreadID}
 	}
-	return marshal(inv)
+	return appendInvitation(nil, &inv)
 }
 
 // InvitationURL returns the RFC 0434 long URL: base with an oob query
 // parameter holding the unpadded base64url invitation JSON, appended to any
 // query base already has and placed before any fragment.
+//
+// The URL is put together in one buffer around the encoded invitation:
+// what comes before it and after it depends on base only, and is kept for
+// the last base seen (the verifier's public URL, the same every time).
 func InvitationURL(base string, invitation []byte) (string, error) {
+	parts, err := invitationURLParts(base)
+	if err != nil {
+		return "", err
+	}
+	var sb strings.Builder
+	sb.Grow(len(parts.head) + base64.RawURLEncoding.EncodedLen(len(invitation)) + len(parts.tail))
+	sb.WriteString(parts.head)
+	// Encoded in chunks of whole 3-byte groups through a buffer on the
+	// stack, so the URL is the only allocation.
+	var chunk [1024]byte
+	const step = len(chunk) / 4 * 3
+	for len(invitation) > 0 {
+		n := min(step, len(invitation))
+		sb.Write(base64.RawURLEncoding.AppendEncode(chunk[:0], invitation[:n]))
+		invitation = invitation[n:]
+	}
+	sb.WriteString(parts.tail)
+	return sb.String(), nil
+}
+
+// urlParts is what InvitationURL writes around the encoded invitation for
+// a base URL: url.URL.String() of base with "oob=" appended to its query
+// (after "&" when it has one) is head, and its fragment is tail.
+type urlParts struct {
+	base, head, tail string
+}
+
+var lastURLParts atomic.Pointer[urlParts]
+
+func invitationURLParts(base string) (*urlParts, error) {
+	if p := lastURLParts.Load(); p != nil && p.base == base {
+		return p, nil
+	}
 	u, err := url.Parse(base)
 	if err != nil {
-		return "", fmt.Errorf("proofs: invitation base URL: %w", err)
+		return nil, fmt.Errorf("proofs: invitation base URL: %w", err)
 	}
-	oob := "oob=" + base64.RawURLEncoding.EncodeToString(invitation)
+	p := &urlParts{base: base}
+	if u.Fragment != "" {
+		p.tail = "#" + u.EscapedFragment()
+	}
+	u.Fragment, u.RawFragment, u.ForceQuery = "", "", false
 	if u.RawQuery == "" {
-		u.RawQuery = oob
+		u.RawQuery = "oob="
 	} else {
-		u.RawQuery += "&" + oob
+		u.RawQuery += "&oob="
 	}
-	u.ForceQuery = false
-	return u.String(), nil
+	p.head = u.String()
+	lastURLParts.Store(p)
+	return p, nil
 }
 
 // BuildAck builds the present-proof ack (status OK) on the record's

@@ -48,7 +48,7 @@ func (s *Store) Put(ctx context.Context, name string, v any) error {
 	if !validName(name) {
 		return fmt.Errorf("store: invalid key %q", name)
 	}
-	b, err := json.Marshal(v)
+	b, err := marshal(v)
 	if err != nil {
 		return fmt.Errorf("store: encoding %s: %w", name, err)
 	}

@@ -54,3 +54,17 @@ func BenchmarkOOBPresentationExchange(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOOBRejected is the body of bench's 400 path: four problems,
+// reported.
+func BenchmarkOOBRejected(b *testing.B) {
+	v := newValidator(b, Options{})
+	body := []byte(`{"isShortenUrl":1,"proofFormats":{"indy":{}}}`)
+	b.ReportAllocs()
+	defer benchutil.CPUPerOp(b)()
+	for b.Loop() {
+		if _, err := v.OOB("indy", body); err == nil {
+			b.Fatal("accepted")
+		}
+	}
+}

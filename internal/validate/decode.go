@@ -1,7 +1,6 @@
 package validate
 
 import (
-	"encoding/json"
 	"errors"
 	"strconv"
 	"unicode/utf16"
@@ -16,47 +15,62 @@ const maxDepth = 64
 // errAbort stops decoding after a problem that makes the rest unreadable.
 var errAbort = errors.New("abort")
 
-// decodeObject reads body as exactly one JSON object (RFC 8259) into a
-// generic tree (map[string]any, []any, string, json.Number, bool, nil),
+// decodeObject reads body as exactly one JSON object into a generic tree
+// (map[string]any, []any, string, json.Number, bool, nil), as parse does,
+// reporting the same problems. The 4.1 rules read the parsed document
+// directly; the presentation definition checks build this tree of their
+// part only (value.any), and FuzzDecode holds it to encoding/json.
+func decodeObject(body []byte, c *collector) map[string]any {
+	var p parser
+	d, ok := p.parse(body, c)
+	if !ok {
+		return nil
+	}
+	return d.root().any().(map[string]any)
+}
+
+// parse reads body as exactly one JSON object (RFC 8259) into p's document,
 // reporting duplicate keys at any depth with their field path.
 // encoding/json keeps the last of two duplicates silently, which would let
 // a proxy and an agent read different requests from the same bytes; and
 // its Decoder.Token, which could see them, costs most of a request's
 // validation time. Hence this small parser.
 //
-// It returns nil when the body is not readable as one object; duplicate
-// keys are reported but decoding goes on, so other problems show too.
-func decodeObject(body []byte, c *collector) map[string]any {
+// It returns false when the body is not readable as one object; duplicate
+// keys are reported but decoding goes on, so other problems show too. The
+// document is valid until p is reset.
+func (p *parser) parse(body []byte, c *collector) (*document, bool) {
 	if !utf8.Valid(body) {
 		c.add("body", "is not valid UTF-8")
-		return nil
+		return nil, false
 	}
 	// One copy of the body as a string: every key and unescaped string
 	// value is a substring of it, so decoding allocates no string data.
-	p := parser{buf: body, src: string(body), c: c}
+	p.buf, p.src, p.pos, p.c = body, string(body), 0, c
+	p.doc.nodes = p.doc.nodes[:0]
 	p.skipSpace()
 	if p.pos == len(p.buf) {
 		c.add("body", "must be a JSON object, got nothing")
-		return nil
+		return nil, false
 	}
 	if p.buf[p.pos] != '{' {
 		c.add("body", "must be a JSON object")
-		return nil
+		return nil, false
 	}
-	v, err := p.value(nil, 0)
-	if err != nil {
-		return nil
+	if err := p.value(nil, 0, ""); err != nil {
+		return nil, false
 	}
 	p.skipSpace()
 	if p.pos != len(p.buf) {
 		c.add("body", "unexpected data after the JSON object")
-		return nil
+		return nil, false
 	}
-	return v.(map[string]any)
+	return &p.doc, true
 }
 
 // pathNode is a field path kept as a chain and formatted only when a
-// problem is reported, so decoding a valid body builds no path strings.
+// problem is reported, so decoding and checking a valid body builds no
+// path strings.
 type pathNode struct {
 	parent *pathNode
 	key    string
@@ -65,26 +79,63 @@ type pathNode struct {
 }
 
 func (p *pathNode) String() string {
-	if p == nil {
-		return ""
-	}
-	parent := p.parent.String()
-	if p.isIdx {
-		return index(parent, p.idx)
-	}
-	return key(parent, p.key)
+	return string(p.appendTo(nil))
 }
+
+// appendTo appends the formatted path to b, which holds nothing else: it
+// is what key and index make of the chain, built in one buffer.
+func (p *pathNode) appendTo(b []byte) []byte {
+	if p == nil {
+		return b
+	}
+	b = p.parent.appendTo(b)
+	switch {
+	case p.isIdx:
+		b = append(b, '[')
+		b = strconv.AppendInt(b, int64(p.idx), 10)
+		return append(b, ']')
+	case !plainKey(p.key):
+		b = append(b, '[')
+		b = strconv.AppendQuote(b, p.key)
+		return append(b, ']')
+	case len(b) > 0:
+		b = append(b, '.')
+	}
+	return append(b, p.key...)
+}
+
+// child is the path of member k of the object at p.
+func (p *pathNode) child(k string) pathNode { return pathNode{parent: p, key: k} }
+
+// elem is the path of element i of the array at p.
+func (p *pathNode) elem(i int) pathNode { return pathNode{parent: p, idx: i, isIdx: true} }
+
+// smallObject is the member count up to which duplicate keys are found by
+// comparing with the earlier members; larger objects use a map.
+const smallObject = 16
 
 type parser struct {
 	buf []byte
 	src string // buf as a string, for substrings
 	pos int
 	c   *collector
+	doc document
+	// problems is the collector of OOB, kept with the parser so that its
+	// list is reused.
+	problems collector
 	// path holds the field path of the value being parsed, one node per
 	// level: a container at depth d names its members in path[d]. Only
 	// the current path is ever needed (problems are formatted at once),
 	// so the nodes are reused and none is allocated.
 	path [maxDepth + 2]pathNode
+	// deepest is the deepest entry of path used, to clear no more.
+	deepest int
+}
+
+// at returns the path entry of depth.
+func (p *parser) at(depth int) *pathNode {
+	p.deepest = max(p.deepest, depth)
+	return &p.path[depth]
 }
 
 func (p *parser) fail(problem string) error {
@@ -108,36 +159,59 @@ func (p *parser) skipSpace() {
 	}
 }
 
-// value parses the value at p.pos (spaces already skipped).
-func (p *parser) value(at *pathNode, depth int) (any, error) {
+// push appends a node for a value (a member of an object when k is set
+// by the caller) and returns its index.
+func (p *parser) push(n node) int32 {
+	p.doc.nodes = append(p.doc.nodes, n)
+	i := int32(len(p.doc.nodes) - 1)
+	p.doc.nodes[i].end = i + 1
+	return i
+}
+
+// value parses the value at p.pos (spaces already skipped) into a node
+// carrying k, its key in the enclosing object.
+func (p *parser) value(at *pathNode, depth int, k string) error {
 	if p.pos >= len(p.buf) {
-		return nil, p.failEOF()
+		return p.failEOF()
 	}
 	switch b := p.buf[p.pos]; {
 	case b == '{':
 		if depth >= maxDepth {
 			p.c.add("body", "nested deeper than "+strconv.Itoa(maxDepth)+" levels")
-			return nil, errAbort
+			return errAbort
 		}
-		return p.object(at, depth+1)
+		return p.object(at, depth+1, k)
 	case b == '[':
 		if depth >= maxDepth {
 			p.c.add("body", "nested deeper than "+strconv.Itoa(maxDepth)+" levels")
-			return nil, errAbort
+			return errAbort
 		}
-		return p.array(at, depth+1)
+		return p.array(at, depth+1, k)
 	case b == '"':
-		return p.string()
+		s, err := p.string()
+		if err != nil {
+			return err
+		}
+		p.push(node{kind: kindString, key: k, str: s})
+		return nil
 	case b == '-' || b >= '0' && b <= '9':
-		return p.number()
+		s, err := p.number()
+		if err != nil {
+			return err
+		}
+		p.push(node{kind: kindNumber, key: k, str: s})
+		return nil
 	case b == 't':
-		return true, p.literal("true")
+		p.push(node{kind: kindBool, key: k, b: true})
+		return p.literal("true")
 	case b == 'f':
-		return false, p.literal("false")
+		p.push(node{kind: kindBool, key: k})
+		return p.literal("false")
 	case b == 'n':
-		return nil, p.literal("null")
+		p.push(node{kind: kindNull, key: k})
+		return p.literal("null")
 	}
-	return nil, p.fail("unexpected character " + strconv.QuoteRune(rune(p.buf[p.pos])) + " where a value belongs")
+	return p.fail("unexpected character " + strconv.QuoteRune(rune(p.buf[p.pos])) + " where a value belongs")
 }
 
 func (p *parser) literal(word string) error {
@@ -154,90 +228,126 @@ func (p *parser) literal(word string) error {
 	return nil
 }
 
-func (p *parser) object(at *pathNode, depth int) (map[string]any, error) {
+func (p *parser) object(at *pathNode, depth int, k string) error {
 	p.pos++ // '{'
-	obj := make(map[string]any)
+	obj := p.push(node{kind: kindObject, key: k})
 	p.skipSpace()
 	if p.pos < len(p.buf) && p.buf[p.pos] == '}' {
 		p.pos++
-		return obj, nil
+		return nil
 	}
+	var members int32
+	var byKey map[string]int32 // the latest member of each key, in large objects
 	for {
 		p.skipSpace()
 		if p.pos >= len(p.buf) {
-			return nil, p.failEOF()
+			return p.failEOF()
 		}
 		if p.buf[p.pos] != '"' {
-			return nil, p.fail("object key expected (a string)")
+			return p.fail("object key expected (a string)")
 		}
 		k, err := p.string()
 		if err != nil {
-			return nil, err
+			return err
 		}
-		here := &p.path[depth]
+		here := p.at(depth)
 		*here = pathNode{parent: at, key: k}
-		if _, dup := obj[k]; dup {
+		member := int32(len(p.doc.nodes))
+		if prev := p.latest(obj, k, members, &byKey); prev >= 0 {
 			p.c.add(here.String(), "duplicate key")
+			p.doc.nodes[prev].shadowed = true
+		} else {
+			p.doc.nodes[obj].n++
 		}
+		if byKey != nil {
+			byKey[k] = member
+		}
+		members++
 		p.skipSpace()
 		if p.pos >= len(p.buf) {
-			return nil, p.failEOF()
+			return p.failEOF()
 		}
 		if p.buf[p.pos] != ':' {
-			return nil, p.fail("':' expected after an object key")
+			return p.fail("':' expected after an object key")
 		}
 		p.pos++
 		p.skipSpace()
-		v, err := p.value(here, depth)
-		if err != nil {
-			return nil, err
+		if err := p.value(here, depth, k); err != nil {
+			return err
 		}
-		obj[k] = v
+		p.doc.nodes[obj].end = int32(len(p.doc.nodes))
 		p.skipSpace()
 		if p.pos >= len(p.buf) {
-			return nil, p.failEOF()
+			return p.failEOF()
 		}
 		switch p.buf[p.pos] {
 		case ',':
 			p.pos++
 		case '}':
 			p.pos++
-			return obj, nil
+			return nil
 		default:
-			return nil, p.fail("',' or '}' expected in an object")
+			return p.fail("',' or '}' expected in an object")
 		}
 	}
 }
 
-func (p *parser) array(at *pathNode, depth int) ([]any, error) {
+// latest returns the index of the member of obj named k that is not yet
+// shadowed by a later one, or -1. Up to smallObject members it compares
+// with each; past that it keeps the members in *byKey.
+func (p *parser) latest(obj int32, k string, members int32, byKey *map[string]int32) int32 {
+	nodes := p.doc.nodes
+	if *byKey == nil {
+		if members < smallObject {
+			for i := obj + 1; i < int32(len(nodes)); i = nodes[i].end {
+				if !nodes[i].shadowed && nodes[i].key == k {
+					return i
+				}
+			}
+			return -1
+		}
+		*byKey = make(map[string]int32, 2*members)
+		for i := obj + 1; i < int32(len(nodes)); i = nodes[i].end {
+			if !nodes[i].shadowed {
+				(*byKey)[nodes[i].key] = i
+			}
+		}
+	}
+	if i, ok := (*byKey)[k]; ok {
+		return i
+	}
+	return -1
+}
+
+func (p *parser) array(at *pathNode, depth int, k string) error {
 	p.pos++ // '['
-	arr := []any{}
+	arr := p.push(node{kind: kindArray, key: k})
 	p.skipSpace()
 	if p.pos < len(p.buf) && p.buf[p.pos] == ']' {
 		p.pos++
-		return arr, nil
+		return nil
 	}
 	for i := 0; ; i++ {
 		p.skipSpace()
-		here := &p.path[depth]
+		here := p.at(depth)
 		*here = pathNode{parent: at, idx: i, isIdx: true}
-		v, err := p.value(here, depth)
-		if err != nil {
-			return nil, err
+		if err := p.value(here, depth, ""); err != nil {
+			return err
 		}
-		arr = append(arr, v)
+		p.doc.nodes[arr].n++
+		p.doc.nodes[arr].end = int32(len(p.doc.nodes))
 		p.skipSpace()
 		if p.pos >= len(p.buf) {
-			return nil, p.failEOF()
+			return p.failEOF()
 		}
 		switch p.buf[p.pos] {
 		case ',':
 			p.pos++
 		case ']':
 			p.pos++
-			return arr, nil
+			return nil
 		default:
-			return nil, p.fail("',' or ']' expected in an array")
+			return p.fail("',' or ']' expected in an array")
 		}
 	}
 }
@@ -349,7 +459,7 @@ func (p *parser) hex4() (rune, bool) {
 }
 
 // number checks the JSON number grammar and keeps the literal text.
-func (p *parser) number() (any, error) {
+func (p *parser) number() (string, error) {
 	start := p.pos
 	digits := func() int {
 		n := 0
@@ -365,12 +475,12 @@ func (p *parser) number() (any, error) {
 	if p.pos < len(p.buf) && p.buf[p.pos] == '0' {
 		p.pos++
 	} else if digits() == 0 {
-		return nil, p.fail("invalid number")
+		return "", p.fail("invalid number")
 	}
 	if p.pos < len(p.buf) && p.buf[p.pos] == '.' {
 		p.pos++
 		if digits() == 0 {
-			return nil, p.fail("invalid number")
+			return "", p.fail("invalid number")
 		}
 	}
 	if p.pos < len(p.buf) && (p.buf[p.pos] == 'e' || p.buf[p.pos] == 'E') {
@@ -379,8 +489,8 @@ func (p *parser) number() (any, error) {
 			p.pos++
 		}
 		if digits() == 0 {
-			return nil, p.fail("invalid number")
+			return "", p.fail("invalid number")
 		}
 	}
-	return json.Number(p.src[start:p.pos]), nil
+	return p.src[start:p.pos], nil
 }

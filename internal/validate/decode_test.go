@@ -124,6 +124,8 @@ func FuzzDecode(f *testing.F) {
 	for _, seed := range []string{
 		indyBody, peBody, `{}`, `{"a":"\ud83d\ude00\ud800x\udc00"}`, `{"a":[1,-0.5e+3,true,false,null,{}]}`,
 		`{"a":1,"a":2}`, "{\"a\":\"\\u00e9\xc3\xa9\"}", `{"a":01}`, `{"a":"\u0000"}`, ` {"a" : [ ] } `,
+		// past smallObject keys, duplicates are found through a map
+		`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"n":14,"o":15,"p":16,"q":17,"a":{"b":1,"b":[2]},"q":0}`,
 	} {
 		f.Add([]byte(seed))
 	}

@@ -35,6 +35,31 @@ func (c *collector) add(path, problem string) {
 	c.msgs = append(c.msgs, path+": "+problem)
 }
 
+// at adds a problem of the value at path, building the message in one
+// allocation.
+func (c *collector) at(path *pathNode, problem string) {
+	var buf [160]byte
+	b := path.appendTo(buf[:0])
+	if len(b) == 0 {
+		b = append(b, "body"...)
+	}
+	b = append(b, ": "...)
+	b = append(b, problem...)
+	c.msgs = append(c.msgs, string(b))
+}
+
+// atKey adds a problem of member k of the object at path.
+func (c *collector) atKey(path *pathNode, k, problem string) {
+	p := path.child(k)
+	c.at(&p, problem)
+}
+
+// atIndex adds a problem of element i of the array at path.
+func (c *collector) atIndex(path *pathNode, i int, problem string) {
+	p := path.elem(i)
+	c.at(&p, problem)
+}
+
 func (c *collector) addf(path, format string, args ...any) {
 	c.add(path, fmt.Sprintf(format, args...))
 }

@@ -30,13 +30,13 @@ const (
 // Values of autoAcceptProof (Credo's AutoAcceptProof enum).
 var autoAcceptValues = []string{"always", "contentApproved", "never"}
 
-func requiredBool(obj map[string]any, name string, c *collector) (bool, bool) {
-	raw, present := obj[name]
-	if !present {
+func requiredBool(obj value, name string, c *collector) (bool, bool) {
+	raw := obj.get(name)
+	if !raw.present() {
 		c.add(name, "is required (true or false)")
 		return false, false
 	}
-	b, ok := raw.(bool)
+	b, ok := raw.boolean()
 	if !ok {
 		c.add(name, "must be a boolean")
 	}
@@ -44,12 +44,12 @@ func requiredBool(obj map[string]any, name string, c *collector) (bool, bool) {
 }
 
 // optionalBool reads a boolean that may be absent or null.
-func optionalBool(obj map[string]any, name string, c *collector) (bool, bool) {
-	raw := obj[name]
-	if raw == nil {
+func optionalBool(obj value, name string, c *collector) (bool, bool) {
+	raw := obj.get(name)
+	if raw.missing() {
 		return false, false
 	}
-	b, ok := raw.(bool)
+	b, ok := raw.boolean()
 	if !ok {
 		c.add(name, "must be a boolean")
 	}
@@ -58,12 +58,12 @@ func optionalBool(obj map[string]any, name string, c *collector) (bool, bool) {
 
 // cappedString reads an optional string (absent or null = "") of at most
 // limit characters.
-func cappedString(obj map[string]any, name string, limit int, c *collector) string {
-	raw := obj[name]
-	if raw == nil {
+func cappedString(obj value, name string, limit int, c *collector) string {
+	raw := obj.get(name)
+	if raw.missing() {
 		return ""
 	}
-	s, ok := raw.(string)
+	s, ok := raw.str()
 	if !ok {
 		c.add(name, "must be a string")
 		return ""
@@ -112,7 +112,7 @@ func checkText(name, s string, rule textRule, c *collector) {
 }
 
 // label reads label: one line of at most maxLabelBytes bytes.
-func label(obj map[string]any, c *collector) string {
+func label(obj value, c *collector) string {
 	s := cappedString(obj, "label", maxLabelBytes, c)
 	if len(s) > maxLabelBytes && utf8.RuneCountInString(s) <= maxLabelBytes {
 		c.addf("label", "must be at most %d bytes of UTF-8 (%d here)", maxLabelBytes, len(s))
@@ -125,7 +125,7 @@ func label(obj map[string]any, c *collector) string {
 // which Credo and ACA-Py make UUIDs but DIDComm allows any string; we take
 // 1-128 printable ASCII characters without spaces, which covers UUIDs and
 // every id format in use and keeps it safe to log and to put in ~thread.
-func parentThreadID(obj map[string]any, c *collector) string {
+func parentThreadID(obj value, c *collector) string {
 	s := cappedString(obj, "parentThreadId", maxParentThreadID, c)
 	for i := 0; i < len(s); i++ {
 		if s[i] <= ' ' || s[i] >= 0x7f {
@@ -136,15 +136,17 @@ func parentThreadID(obj map[string]any, c *collector) string {
 	return s
 }
 
-func autoAcceptProof(obj map[string]any, c *collector) string {
-	switch t := obj["autoAcceptProof"].(type) {
-	case nil:
+func autoAcceptProof(obj value, c *collector) string {
+	raw := obj.get("autoAcceptProof")
+	switch {
+	case raw.missing():
 		return ""
-	case map[string]any:
-		if len(t) == 0 {
+	case raw.is(kindObject):
+		if raw.len() == 0 {
 			return "" // the interface types it "object" without a shape: {} = unset
 		}
-	case string:
+	case raw.is(kindString):
+		t, _ := raw.str()
 		for _, v := range autoAcceptValues {
 			if t == v {
 				return t
@@ -156,54 +158,107 @@ func autoAcceptProof(obj map[string]any, c *collector) string {
 }
 
 // emails reads emailId: bare addresses, unique ignoring case, capped.
-func (v *Validator) emails(raw any, c *collector) []string {
-	if raw == nil {
+func (v *Validator) emails(arr value, c *collector) []string {
+	if arr.missing() {
 		return nil
 	}
-	arr, ok := raw.([]any)
-	if !ok {
+	if !arr.is(kindArray) {
 		c.add("emailId", "must be an array of e-mail addresses")
 		return nil
 	}
-	if len(arr) == 0 {
+	n := arr.len()
+	if n == 0 {
 		c.add("emailId", "must not be empty (omit the field to send no e-mail)")
 		return nil
 	}
-	if len(arr) > v.maxRecipients {
+	if n > v.maxRecipients {
 		c.addf("emailId", "must list at most %d recipients", v.maxRecipients)
 	}
-	out := make([]string, 0, len(arr))
-	seen := make(map[string]int, len(arr))
-	for i, item := range arr {
-		p := index("emailId", i)
-		s, ok := item.(string)
+	out := make([]string, 0, n)
+	var seen recipientSet
+	for it := arr.elems(); it.next(); {
+		i := it.index()
+		s, ok := it.value().str()
 		if !ok {
-			c.add(p, "must be a string")
+			c.add(index("emailId", i), "must be a string")
 			continue
 		}
 		if !bareAddress(s) {
-			c.add(p, "must be a bare e-mail address like name@example.com (no display name, no brackets)")
+			c.add(index("emailId", i), "must be a bare e-mail address like name@example.com (no display name, no brackets)")
 			continue
 		}
-		fold := strings.ToLower(s)
-		if first, dup := seen[fold]; dup {
-			c.addf(p, "duplicate of emailId[%d]", first)
+		if first, dup := seen.add(strings.ToLower(s), i); dup {
+			c.addf(index("emailId", i), "duplicate of emailId[%d]", first)
 			continue
 		}
-		seen[fold] = i
 		out = append(out, s)
 	}
 	return out
 }
 
+// recipientSet remembers the addresses (lower-cased) of emailId with the
+// index of their first occurrence: in a small array on the stack for the
+// usual few recipients, in a map past that.
+type recipientSet struct {
+	small [smallRecipients]struct {
+		addr string
+		i    int
+	}
+	n    int
+	many map[string]int
+}
+
+const smallRecipients = 8
+
+// add records addr at index i, or returns the index of its first
+// occurrence.
+func (s *recipientSet) add(addr string, i int) (first int, dup bool) {
+	if s.many != nil {
+		if first, dup := s.many[addr]; dup {
+			return first, true
+		}
+		s.many[addr] = i
+		return 0, false
+	}
+	for _, e := range s.small[:s.n] {
+		if e.addr == addr {
+			return e.i, true
+		}
+	}
+	if s.n < smallRecipients {
+		s.small[s.n].addr, s.small[s.n].i = addr, i
+		s.n++
+		return 0, false
+	}
+	s.many = make(map[string]int, 2*smallRecipients)
+	for _, e := range s.small[:s.n] {
+		s.many[e.addr] = e.i
+	}
+	s.many[addr] = i
+	return 0, false
+}
+
 // bareAddress accepts what net/mail parses back to exactly the input, so
-// "Name <a@b.c>", "<a@b.c>" and anything with CR/LF are refused.
+// "Name <a@b.c>", "<a@b.c>" and anything with CR/LF are refused. The
+// common shape, an ASCII dot-atom on both sides of the @, is recognized
+// without net/mail (which allocates for every address).
 func bareAddress(s string) bool {
 	if len(s) > maxEmailLength {
 		return false
 	}
+	if simpleAddress(s) {
+		return true
+	}
 	a, err := mail.ParseAddress(s)
 	return err == nil && a.Name == "" && a.Address == s
+}
+
+// integerValue is integer for a number of a parsed body.
+func integerValue(raw value) (int64, bool) {
+	if !raw.is(kindNumber) {
+		return 0, false
+	}
+	return integerLiteral(raw.node().str)
 }
 
 // integer reads a JSON number that is mathematically an integer ("18",
@@ -214,10 +269,15 @@ func integer(raw any) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+	return integerLiteral(string(n))
+}
+
+// integerLiteral is integer for the text of a JSON number.
+func integerLiteral(n string) (int64, bool) {
+	if i, err := strconv.ParseInt(n, 10, 64); err == nil {
 		return i, true
 	}
-	f, err := strconv.ParseFloat(string(n), 64)
+	f, err := strconv.ParseFloat(n, 64)
 	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
 		return 0, false
 	}
@@ -249,4 +309,36 @@ func OrgID(id string) error {
 		}
 	}
 	return nil
+}
+
+// simpleAddress recognizes local@domain where both sides are dot-atoms of
+// ASCII atext (RFC 5322 3.2.3): exactly the addresses net/mail parses as
+// an addr-spec that consumes the whole input, so it returns them as they
+// are with no display name. Anything else (quoted local parts, domain
+// literals, comments, UTF-8) is left to net/mail.
+func simpleAddress(s string) bool {
+	local, domain, ok := strings.Cut(s, "@")
+	return ok && dotAtom(local) && dotAtom(domain)
+}
+
+// dotAtom: one or more runs of ASCII atext separated by single dots.
+func dotAtom(s string) bool {
+	if s == "" || s[0] == '.' || s[len(s)-1] == '.' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch b := s[i]; b {
+		case '.':
+			if s[i-1] == '.' {
+				return false
+			}
+		case '(', ')', '<', '>', '[', ']', ':', ';', '@', '\\', ',', '"':
+			return false
+		default:
+			if b < 0x21 || b > 0x7e {
+				return false
+			}
+		}
+	}
+	return true
 }

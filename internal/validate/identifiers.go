@@ -1,10 +1,9 @@
 package validate
 
 import (
+	"math/bits"
 	"net/url"
 	"strings"
-
-	"github.com/mr-tron/base58"
 )
 
 // Shapes of the identifiers restrictions name. Legacy (unqualified) Indy
@@ -18,14 +17,53 @@ import (
 // AnonCreds qualified identifiers are DID URLs (did:indy:..., did:cheqd:...)
 // or other URIs (https://...), accepted wherever an identifier is.
 
-// legacyDID is an unqualified Indy DID: base58 of 16 bytes.
+// legacyDID is an unqualified Indy DID: base58 (Bitcoin alphabet) of 16
+// bytes. It decodes as github.com/mr-tron/base58 does (each leading '1' a
+// zero byte, then the number's significant bytes) but only counts the
+// bytes, so checking an identifier allocates nothing.
 func legacyDID(s string) bool {
 	if len(s) < 21 || len(s) > 22 {
 		return false
 	}
-	b, err := base58.Decode(s)
-	return err == nil && len(b) == 16
+	zeros := 0
+	for zeros < len(s) && s[zeros] == '1' {
+		zeros++
+	}
+	// 58^22 < 2^129: five 32-bit limbs hold any 22-digit number.
+	var n [5]uint64
+	for i := zeros; i < len(s); i++ {
+		d := base58Digits[s[i]]
+		if d < 0 {
+			return false
+		}
+		carry := uint64(d)
+		for j := range n {
+			carry += n[j] * 58
+			n[j], carry = carry&0xffffffff, carry>>32
+		}
+	}
+	size := 0
+	for j := len(n) - 1; j >= 0; j-- {
+		if n[j] != 0 {
+			size = 4*j + (bits.Len64(n[j])+7)/8
+			break
+		}
+	}
+	return zeros+size == 16
 }
+
+// base58Digits maps a byte to its value in the Bitcoin base58 alphabet,
+// or -1.
+var base58Digits = func() (t [256]int8) {
+	const alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+	for i := range t {
+		t[i] = -1
+	}
+	for i := 0; i < len(alphabet); i++ {
+		t[alphabet[i]] = int8(i)
+	}
+	return t
+}()
 
 // isDID checks W3C DID syntax: did:<method>:<method-specific-id>, method
 // [a-z0-9]+, id made of ALPHA / DIGIT / "." / "-" / "_" / ":" /
@@ -108,14 +146,32 @@ func legacyIssuer(s string) bool {
 	return legacyDID(s) || isDID(s)
 }
 
-// legacySchemaID matches <did>:2:<name>:<version>.
+// legacySchemaID matches <did>:2:<name>:<version>: the last three
+// colon-separated parts are "2", a non-empty name and a dotted version,
+// and what precedes them is the issuer.
 func legacySchemaID(s string) bool {
-	parts := strings.Split(s, ":")
-	n := len(parts)
-	if n < 4 || parts[n-3] != "2" || parts[n-2] == "" || !versionPattern.MatchString(parts[n-1]) {
+	rest, version, ok := cutLast(s, ':')
+	if !ok || !dottedVersion(version) {
 		return false
 	}
-	return legacyIssuer(strings.Join(parts[:n-3], ":"))
+	rest, name, ok := cutLast(rest, ':')
+	if !ok || name == "" {
+		return false
+	}
+	issuer, two, ok := cutLast(rest, ':')
+	if !ok || two != "2" {
+		return false
+	}
+	return legacyIssuer(issuer)
+}
+
+// cutLast splits s around its last sep.
+func cutLast(s string, sep byte) (before, after string, found bool) {
+	i := strings.LastIndexByte(s, sep)
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+1:], true
 }
 
 // legacyCredDefID matches <did>:3:CL:<schema ref>:<tag>.

@@ -1,17 +1,13 @@
 package validate
 
 import (
+	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/proofgate/proofgate/internal/backend"
 )
-
-// versionPattern is a dotted version of digits, as AnonCreds and ACA-Py
-// (^[0-9.]+$, tightened to no empty parts) expect.
-var versionPattern = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
 
 var (
 	indyFields       = []string{"name", "version", "requested_attributes", "requested_predicates", "non_revoked"}
@@ -22,128 +18,165 @@ var (
 )
 
 // indy checks proofFormats.indy, an AnonCreds proof request without nonce.
-func (v *Validator) indy(raw any, path string, c *collector) *backend.IndyProofRequest {
-	obj, ok := raw.(map[string]any)
-	if !ok {
-		c.add(path, "must be an object")
+func (v *Validator) indy(obj value, path *pathNode, c *collector) *backend.IndyProofRequest {
+	if !obj.is(kindObject) {
+		c.at(path, "must be an object")
 		return nil
 	}
 	v.unknownKeys(obj, path, indyFields, c)
-	req := &backend.IndyProofRequest{
-		RequestedAttributes: map[string]backend.IndyAttribute{},
-		RequestedPredicates: map[string]backend.IndyPredicate{},
-	}
+	am, pm := obj.get("requested_attributes"), obj.get("requested_predicates")
+	var req backend.IndyProofRequest
 	req.Name = nonEmptyString(obj, path, "name", true, c)
-	if ver, present := obj["version"]; !present {
-		c.add(key(path, "version"), `is required: a dotted version like "1.0"`)
-	} else if s, ok := ver.(string); !ok || !versionPattern.MatchString(s) {
-		c.add(key(path, "version"), `must be a dotted version of digits like "1.0"`)
+	if ver := obj.get("version"); !ver.present() {
+		p := path.child("version")
+		c.at(&p, `is required: a dotted version like "1.0"`)
+	} else if s, ok := ver.str(); !ok || !dottedVersion(s) {
+		p := path.child("version")
+		c.at(&p, `must be a dotted version of digits like "1.0"`)
 	} else {
 		req.Version = s
 	}
 
 	attrsOK, predsOK := true, true
-	if raw := obj["requested_attributes"]; raw != nil {
-		am, ok := raw.(map[string]any)
-		if !ok {
-			c.add(key(path, "requested_attributes"), "must be an object mapping referents to attribute requests")
+	if !am.missing() {
+		p := path.child("requested_attributes")
+		if !am.is(kindObject) {
+			c.at(&p, "must be an object mapping referents to attribute requests")
 			attrsOK = false
 		}
-		p := key(path, "requested_attributes")
-		for _, ref := range sortedKeys(am) {
+		for it := am.members(); it.next(); {
+			ref := it.key()
+			rp := p.child(ref)
 			if ref == "" {
-				c.add(key(p, ref), "a referent must not be empty")
+				c.at(&rp, "a referent must not be empty")
 			}
-			if a, ok := v.attribute(am[ref], key(p, ref), c); ok {
+			if a, ok := v.attribute(it.value(), &rp, c); ok {
+				if req.RequestedAttributes == nil {
+					req.RequestedAttributes = make(map[string]backend.IndyAttribute, objectLen(am))
+				}
 				req.RequestedAttributes[ref] = a
 			}
 		}
 	}
-	if raw := obj["requested_predicates"]; raw != nil {
-		pm, ok := raw.(map[string]any)
-		if !ok {
-			c.add(key(path, "requested_predicates"), "must be an object mapping referents to predicate requests")
+	if !pm.missing() {
+		p := path.child("requested_predicates")
+		if !pm.is(kindObject) {
+			c.at(&p, "must be an object mapping referents to predicate requests")
 			predsOK = false
 		}
-		p := key(path, "requested_predicates")
-		for _, ref := range sortedKeys(pm) {
+		for it := pm.members(); it.next(); {
+			ref := it.key()
+			rp := p.child(ref)
 			if ref == "" {
-				c.add(key(p, ref), "a referent must not be empty")
+				c.at(&rp, "a referent must not be empty")
 			}
-			if _, clash := attrs(obj)[ref]; clash {
-				c.addf(key(p, ref), "referent %q is also used in requested_attributes; referents must be unique", ref)
+			if am.get(ref).present() {
+				c.at(&rp, fmt.Sprintf("referent %q is also used in requested_attributes; referents must be unique", ref))
 			}
-			if pr, ok := v.predicate(pm[ref], key(p, ref), c); ok {
+			if pr, ok := v.predicate(it.value(), &rp, c); ok {
+				if req.RequestedPredicates == nil {
+					req.RequestedPredicates = make(map[string]backend.IndyPredicate, objectLen(pm))
+				}
 				req.RequestedPredicates[ref] = pr
 			}
 		}
 	}
-	if attrsOK && predsOK && len(attrs(obj)) == 0 && len(preds(obj)) == 0 {
-		c.add(path, "must request at least one attribute (requested_attributes) or predicate (requested_predicates)")
+	if attrsOK && predsOK && objectLen(am) == 0 && objectLen(pm) == 0 {
+		c.at(path, "must request at least one attribute (requested_attributes) or predicate (requested_predicates)")
 	}
-	if raw := obj["non_revoked"]; raw != nil {
-		req.NonRevoked = v.nonRevoked(raw, key(path, "non_revoked"), c)
+	if raw := obj.get("non_revoked"); !raw.missing() {
+		p := path.child("non_revoked")
+		req.NonRevoked = v.nonRevoked(raw, &p, c)
 	}
-	return req
+	if !c.empty() {
+		// The request is refused (OOB answers only the problems): build
+		// nothing more for it.
+		return nil
+	}
+	// Empty maps stay maps: agents want {} rather than null.
+	if req.RequestedAttributes == nil {
+		req.RequestedAttributes = map[string]backend.IndyAttribute{}
+	}
+	if req.RequestedPredicates == nil {
+		req.RequestedPredicates = map[string]backend.IndyPredicate{}
+	}
+	return &req
 }
 
-func attrs(obj map[string]any) map[string]any {
-	m, _ := obj["requested_attributes"].(map[string]any)
-	return m
+// objectLen is the number of keys of an object, 0 for anything else.
+func objectLen(v value) int {
+	if !v.is(kindObject) {
+		return 0
+	}
+	return v.len()
 }
 
-func preds(obj map[string]any) map[string]any {
-	m, _ := obj["requested_predicates"].(map[string]any)
-	return m
+// dottedVersion reports whether s is a dotted version of digits, as
+// AnonCreds and ACA-Py (^[0-9.]+$, tightened to no empty parts) expect:
+// ^[0-9]+(\.[0-9]+)*$, checked without a regexp.
+func dottedVersion(s string) bool {
+	digits := 0
+	for i := 0; i < len(s); i++ {
+		switch b := s[i]; {
+		case b >= '0' && b <= '9':
+			digits++
+		case b == '.' && digits > 0:
+			digits = 0
+		default:
+			return false
+		}
+	}
+	return digits > 0
 }
 
-func (v *Validator) attribute(raw any, path string, c *collector) (backend.IndyAttribute, bool) {
+func (v *Validator) attribute(obj value, path *pathNode, c *collector) (backend.IndyAttribute, bool) {
 	var a backend.IndyAttribute
-	obj, ok := raw.(map[string]any)
-	if !ok {
-		c.add(path, "must be an object with name or names")
+	if !obj.is(kindObject) {
+		c.at(path, "must be an object with name or names")
 		return a, false
 	}
 	v.unknownKeys(obj, path, attributeFields, c)
-	_, hasName := obj["name"]
-	_, hasNames := obj["names"]
+	hasName := obj.get("name").present()
+	names := obj.get("names")
 	switch {
-	case hasName && hasNames:
-		c.add(path, "must have exactly one of name or names, not both")
-	case !hasName && !hasNames:
-		c.add(path, "must have exactly one of name or names")
+	case hasName && names.present():
+		c.at(path, "must have exactly one of name or names, not both")
+	case !hasName && !names.present():
+		c.at(path, "must have exactly one of name or names")
 	case hasName:
 		a.Name = nonEmptyString(obj, path, "name", true, c)
 	default:
-		a.Names = names(obj["names"], key(path, "names"), c)
+		p := path.child("names")
+		a.Names = attributeNames(names, &p, c)
 	}
-	a.Restrictions = restrictions(obj["restrictions"], key(path, "restrictions"), c)
-	if raw := obj["non_revoked"]; raw != nil {
-		a.NonRevoked = v.nonRevoked(raw, key(path, "non_revoked"), c)
+	rp := path.child("restrictions")
+	a.Restrictions = restrictions(obj.get("restrictions"), &rp, c)
+	if raw := obj.get("non_revoked"); !raw.missing() {
+		p := path.child("non_revoked")
+		a.NonRevoked = v.nonRevoked(raw, &p, c)
 	}
 	return a, true
 }
 
-func names(raw any, path string, c *collector) []string {
-	arr, ok := raw.([]any)
-	if !ok {
-		c.add(path, "must be an array of attribute names")
+func attributeNames(arr value, path *pathNode, c *collector) []string {
+	if !arr.is(kindArray) {
+		c.at(path, "must be an array of attribute names")
 		return nil
 	}
-	if len(arr) == 0 {
-		c.add(path, "must not be empty")
+	if arr.len() == 0 {
+		c.at(path, "must not be empty")
 		return nil
 	}
-	out := make([]string, 0, len(arr))
-	for i, item := range arr {
-		s, ok := item.(string)
+	out := make([]string, 0, arr.len())
+	for it := arr.elems(); it.next(); {
+		s, ok := it.value().str()
 		switch {
 		case !ok:
-			c.add(index(path, i), "must be a string")
+			c.atIndex(path, it.index(), "must be a string")
 		case strings.TrimSpace(s) == "":
-			c.add(index(path, i), "must not be empty")
+			c.atIndex(path, it.index(), "must not be empty")
 		case slices.Contains(out, s):
-			c.addf(index(path, i), "duplicate attribute name %q", s)
+			c.atIndex(path, it.index(), fmt.Sprintf("duplicate attribute name %q", s))
 		default:
 			out = append(out, s)
 		}
@@ -151,102 +184,104 @@ func names(raw any, path string, c *collector) []string {
 	return out
 }
 
-func (v *Validator) predicate(raw any, path string, c *collector) (backend.IndyPredicate, bool) {
+func (v *Validator) predicate(obj value, path *pathNode, c *collector) (backend.IndyPredicate, bool) {
 	var p backend.IndyPredicate
-	obj, ok := raw.(map[string]any)
-	if !ok {
-		c.add(path, "must be an object with name, p_type and p_value")
+	if !obj.is(kindObject) {
+		c.at(path, "must be an object with name, p_type and p_value")
 		return p, false
 	}
 	v.unknownKeys(obj, path, predicateFields, c)
 	p.Name = nonEmptyString(obj, path, "name", true, c)
-	switch t, present := obj["p_type"]; {
-	case !present:
-		c.add(key(path, "p_type"), `is required: one of ">=", ">", "<=", "<"`)
+	switch t := obj.get("p_type"); {
+	case !t.present():
+		c.atKey(path, "p_type", `is required: one of ">=", ">", "<=", "<"`)
 	case !isOneOf(t, predicateTypes):
-		c.add(key(path, "p_type"), `must be one of ">=", ">", "<=", "<"`)
+		c.atKey(path, "p_type", `must be one of ">=", ">", "<=", "<"`)
 	default:
-		p.PType = t.(string)
+		p.PType, _ = t.str()
 	}
-	if raw, present := obj["p_value"]; !present {
-		c.add(key(path, "p_value"), "is required (an integer)")
-	} else if n, ok := integer(raw); !ok || n < math.MinInt32 || n > math.MaxInt32 {
-		c.add(key(path, "p_value"), "must be an integer that fits in 32 bits")
+	if raw := obj.get("p_value"); !raw.present() {
+		c.atKey(path, "p_value", "is required (an integer)")
+	} else if n, ok := integerValue(raw); !ok || n < math.MinInt32 || n > math.MaxInt32 {
+		c.atKey(path, "p_value", "must be an integer that fits in 32 bits")
 	} else {
 		p.PValue = int32(n)
 	}
-	p.Restrictions = restrictions(obj["restrictions"], key(path, "restrictions"), c)
-	if raw := obj["non_revoked"]; raw != nil {
-		p.NonRevoked = v.nonRevoked(raw, key(path, "non_revoked"), c)
+	rp := path.child("restrictions")
+	p.Restrictions = restrictions(obj.get("restrictions"), &rp, c)
+	if raw := obj.get("non_revoked"); !raw.missing() {
+		np := path.child("non_revoked")
+		p.NonRevoked = v.nonRevoked(raw, &np, c)
 	}
 	return p, true
 }
 
 // nonRevoked reads an interval {from?, to?} in epoch seconds; {} means no
 // interval and yields nil.
-func (v *Validator) nonRevoked(raw any, path string, c *collector) *backend.NonRevoked {
-	obj, ok := raw.(map[string]any)
-	if !ok {
-		c.add(path, "must be an object {from?, to?} of epoch seconds")
+func (v *Validator) nonRevoked(obj value, path *pathNode, c *collector) *backend.NonRevoked {
+	if !obj.is(kindObject) {
+		c.at(path, "must be an object {from?, to?} of epoch seconds")
 		return nil
 	}
 	v.unknownKeys(obj, path, nonRevokedFields, c)
-	var nr backend.NonRevoked
+	var from, to int64
+	var hasFrom, hasTo bool
 	for _, name := range nonRevokedFields {
-		raw := obj[name]
-		if raw == nil {
+		raw := obj.get(name)
+		if raw.missing() {
 			continue
 		}
-		n, ok := integer(raw)
+		n, ok := integerValue(raw)
 		if !ok || n < 0 {
-			c.add(key(path, name), "must be a non-negative integer (epoch seconds)")
+			c.atKey(path, name, "must be a non-negative integer (epoch seconds)")
 			continue
 		}
 		if name == "from" {
-			nr.From = &n
+			from, hasFrom = n, true
 		} else {
-			nr.To = &n
+			to, hasTo = n, true
 		}
 	}
-	if nr.From != nil && nr.To != nil && *nr.From > *nr.To {
-		c.add(key(path, "from"), "must not be after to")
+	if hasFrom && hasTo && from > to {
+		c.atKey(path, "from", "must not be after to")
 	}
-	if nr.From == nil && nr.To == nil {
+	if !hasFrom && !hasTo {
 		return nil
 	}
-	return &nr
+	// Copied here, so that from and to live on the heap only when kept.
+	nr := &backend.NonRevoked{}
+	if hasFrom {
+		f := from
+		nr.From = &f
+	}
+	if hasTo {
+		t := to
+		nr.To = &t
+	}
+	return nr
 }
 
-// nonEmptyString reads obj[name] as a string with something besides
-// spaces in it.
-func nonEmptyString(obj map[string]any, path, name string, required bool, c *collector) string {
-	raw, present := obj[name]
-	if !present {
+// nonEmptyString reads member name of obj as a string with something
+// besides spaces in it.
+func nonEmptyString(obj value, path *pathNode, name string, required bool, c *collector) string {
+	raw := obj.get(name)
+	if !raw.present() {
 		if required {
-			c.add(key(path, name), "is required")
+			c.atKey(path, name, "is required")
 		}
 		return ""
 	}
-	s, ok := raw.(string)
+	s, ok := raw.str()
 	switch {
 	case !ok:
-		c.add(key(path, name), "must be a string")
+		c.atKey(path, name, "must be a string")
 	case strings.TrimSpace(s) == "":
-		c.add(key(path, name), "must not be empty")
+		c.atKey(path, name, "must not be empty")
 	}
 	return s
 }
 
-func isOneOf(raw any, values []string) bool {
-	s, ok := raw.(string)
+func isOneOf(raw value, values []string) bool {
+	s, ok := raw.str()
 	return ok && slices.Contains(values, s)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

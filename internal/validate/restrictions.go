@@ -25,37 +25,36 @@ const restrictionKeyList = "schema_id, schema_issuer_did, schema_name, schema_ve
 
 // restrictions reads an array of restriction objects (the array means OR;
 // the keys of one object AND). Absent or null means no restriction.
-func restrictions(raw any, path string, c *collector) []map[string]string {
-	if raw == nil {
+func restrictions(arr value, path *pathNode, c *collector) []map[string]string {
+	if arr.missing() {
 		return nil
 	}
-	arr, ok := raw.([]any)
-	if !ok {
-		c.add(path, "must be an array of restriction objects, e.g. [{\"schema_id\": \"...\"}]")
+	if !arr.is(kindArray) {
+		c.at(path, "must be an array of restriction objects, e.g. [{\"schema_id\": \"...\"}]")
 		return nil
 	}
-	out := make([]map[string]string, 0, len(arr))
-	for i, item := range arr {
-		p := index(path, i)
-		obj, ok := item.(map[string]any)
-		if !ok {
-			c.add(p, "must be an object")
+	out := make([]map[string]string, 0, arr.len())
+	for it := arr.elems(); it.next(); {
+		p := path.elem(it.index())
+		obj := it.value()
+		if !obj.is(kindObject) {
+			c.at(&p, "must be an object")
 			continue
 		}
-		if len(obj) == 0 {
-			c.add(p, "must not be empty (an empty restriction would match any credential)")
+		if obj.len() == 0 {
+			c.at(&p, "must not be empty (an empty restriction would match any credential)")
 			continue
 		}
-		r := make(map[string]string, len(obj))
-		for k, val := range obj {
-			kp := key(p, k)
-			s, ok := val.(string)
+		r := make(map[string]string, obj.len())
+		for m := obj.members(); m.next(); {
+			k := m.key()
+			s, ok := m.value().str()
 			if !ok {
-				c.add(kp, "must be a string")
+				c.atKey(&p, k, "must be a string")
 				continue
 			}
 			if problem := restrictionProblem(k, s); problem != "" {
-				c.add(kp, problem)
+				c.atKey(&p, k, problem)
 				continue
 			}
 			r[k] = s

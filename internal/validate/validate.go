@@ -89,7 +89,9 @@ var knownFields = []string{
 // body (already size-limited and known to be JSON by the caller). On any
 // problem it returns Errors listing all of them and a zero OOBRequest.
 func (v *Validator) OOB(requestType string, body []byte) (backend.OOBRequest, error) {
-	var c collector
+	p := getParser()
+	defer putParser(p)
+	c := &p.problems
 	req := backend.OOBRequest{ProtocolVersion: backend.ProtocolV2, ReuseConnection: true}
 
 	switch requestType {
@@ -101,29 +103,30 @@ func (v *Validator) OOB(requestType string, body []byte) (backend.OOBRequest, er
 		c.add("requestType", `must be "indy" or "presentationExchange"`)
 	}
 
-	obj := decodeObject(body, &c)
-	if obj == nil {
+	d, ok := p.parse(body, c)
+	if !ok {
 		return backend.OOBRequest{}, c.errors()
 	}
-	v.unknownKeys(obj, "", knownFields, &c)
+	obj := d.root()
+	v.unknownKeys(obj, nil, knownFields, c)
 
-	if b, ok := requiredBool(obj, "isShortenUrl", &c); ok {
+	if b, ok := requiredBool(obj, "isShortenUrl", c); ok {
 		req.IsShortenURL = b
 	}
-	if b, ok := optionalBool(obj, "reuseConnection", &c); ok {
+	if b, ok := optionalBool(obj, "reuseConnection", c); ok {
 		req.ReuseConnection = b
 	}
-	v.protocolVersion(obj, &req, &c)
-	v.proofFormats(obj, &req, &c)
-	v.presentationDefinition(obj, &req, &c)
-	req.Emails = v.emails(obj["emailId"], &c)
-	req.AutoAcceptProof = autoAcceptProof(obj, &c)
-	req.GoalCode = cappedString(obj, "goalCode", maxGoalCode, &c)
-	checkText("goalCode", req.GoalCode, oneLine, &c)
-	req.Label = label(obj, &c)
-	req.Comment = cappedString(obj, "comment", maxComment, &c)
-	checkText("comment", req.Comment, multiLine, &c)
-	req.ParentThreadID = parentThreadID(obj, &c)
+	v.protocolVersion(obj, &req, c)
+	v.proofFormats(obj, &req, c)
+	v.presentationDefinition(obj, &req, c)
+	req.Emails = v.emails(obj.get("emailId"), c)
+	req.AutoAcceptProof = autoAcceptProof(obj, c)
+	req.GoalCode = cappedString(obj, "goalCode", maxGoalCode, c)
+	checkText("goalCode", req.GoalCode, oneLine, c)
+	req.Label = label(obj, c)
+	req.Comment = cappedString(obj, "comment", maxComment, c)
+	checkText("comment", req.Comment, multiLine, c)
+	req.ParentThreadID = parentThreadID(obj, c)
 
 	if !c.empty() {
 		return backend.OOBRequest{}, c.errors()
@@ -133,26 +136,28 @@ func (v *Validator) OOB(requestType string, body []byte) (backend.OOBRequest, er
 
 // unknownKeys reports the keys of obj that are not in known, unless the
 // validator ignores unknown fields.
-func (v *Validator) unknownKeys(obj map[string]any, path string, known []string, c *collector) {
+func (v *Validator) unknownKeys(obj value, at *pathNode, known []string, c *collector) {
 	if v.ignoreUnknown {
 		return
 	}
-	for k := range obj {
-		if !slices.Contains(known, k) {
-			c.add(key(path, k), unknownField(k, known))
+	for it := obj.members(); it.next(); {
+		if k := it.key(); !slices.Contains(known, k) {
+			p := at.child(k)
+			c.at(&p, unknownField(k, known))
 		}
 	}
 }
 
-func (v *Validator) protocolVersion(obj map[string]any, req *backend.OOBRequest, c *collector) {
-	raw, ok := obj["protocolVersion"]
-	if !ok || raw == nil {
+func (v *Validator) protocolVersion(obj value, req *backend.OOBRequest, c *collector) {
+	raw := obj.get("protocolVersion")
+	if raw.missing() {
 		return
 	}
-	switch raw {
-	case backend.ProtocolV2:
+	s, _ := raw.str()
+	switch {
+	case raw.is(kindString) && s == backend.ProtocolV2:
 		req.ProtocolVersion = backend.ProtocolV2
-	case backend.ProtocolV1:
+	case raw.is(kindString) && s == backend.ProtocolV1:
 		req.ProtocolVersion = backend.ProtocolV1
 		if req.RequestType == backend.RequestPresentationExchange {
 			c.add("protocolVersion", `"v1" (present-proof 1.0) supports only requestType indy; use "v2"`)
@@ -162,19 +167,24 @@ func (v *Validator) protocolVersion(obj map[string]any, req *backend.OOBRequest,
 	}
 }
 
-func (v *Validator) proofFormats(obj map[string]any, req *backend.OOBRequest, c *collector) {
-	raw, present := obj["proofFormats"]
-	if !present {
+// proofFormatsPath is the path of proofFormats.indy.
+var (
+	proofFormatsPath = pathNode{key: "proofFormats"}
+	indyPath         = pathNode{parent: &proofFormatsPath, key: "indy"}
+)
+
+func (v *Validator) proofFormats(obj value, req *backend.OOBRequest, c *collector) {
+	pf := obj.get("proofFormats")
+	if !pf.present() {
 		c.add("proofFormats", "is required (an object; for requestType indy it holds indy)")
 		return
 	}
-	pf, ok := raw.(map[string]any)
-	if !ok {
+	if !pf.is(kindObject) {
 		c.add("proofFormats", "must be an object")
 		return
 	}
-	for k := range pf {
-		switch k {
+	for it := pf.members(); it.next(); {
+		switch k := it.key(); k {
 		case "indy":
 		case "presentationExchange":
 			if !v.ignoreUnknown {
@@ -186,14 +196,15 @@ func (v *Validator) proofFormats(obj map[string]any, req *backend.OOBRequest, c 
 			}
 		}
 	}
-	indy, hasIndy := pf["indy"]
+	indy := pf.get("indy")
+	hasIndy := indy.present()
 	switch req.RequestType {
 	case backend.RequestIndy:
 		if !hasIndy {
 			c.add("proofFormats.indy", "is required for requestType indy")
 			return
 		}
-		req.Indy = v.indy(indy, "proofFormats.indy", c)
+		req.Indy = v.indy(indy, &indyPath, c)
 	case backend.RequestPresentationExchange:
 		if hasIndy {
 			c.add("proofFormats.indy", "is not allowed with requestType presentationExchange: the request goes in presentationDefinition (proofFormats may be {})")
@@ -202,37 +213,35 @@ func (v *Validator) proofFormats(obj map[string]any, req *backend.OOBRequest, c 
 		// requestType is missing or wrong (already reported): still check
 		// what was sent, so the caller sees every problem at once.
 		if hasIndy {
-			v.indy(indy, "proofFormats.indy", c)
+			v.indy(indy, &indyPath, c)
 		}
 	}
 }
 
-func (v *Validator) presentationDefinition(obj map[string]any, req *backend.OOBRequest, c *collector) {
-	raw := obj["presentationDefinition"]
+func (v *Validator) presentationDefinition(obj value, req *backend.OOBRequest, c *collector) {
+	raw := obj.get("presentationDefinition")
 	switch req.RequestType {
 	case backend.RequestIndy:
-		if !isEmptyValue(raw) {
+		if !isEmpty(raw) {
 			c.add("presentationDefinition", "must be absent or empty for requestType indy (the proof request goes in proofFormats.indy)")
 		}
 	case backend.RequestPresentationExchange:
-		def, id := v.pe.definition(raw, v.strict, c)
+		def, id := v.pe.definition(raw.any(), v.strict, c)
 		req.PresentationDefinition, req.PresentationDefinitionID = def, id
 	default:
-		if !isEmptyValue(raw) {
-			v.pe.definition(raw, v.strict, c)
+		if !isEmpty(raw) {
+			v.pe.definition(raw.any(), v.strict, c)
 		}
 	}
 }
 
-// isEmptyValue tells absent, null, [] and {} apart from everything else.
-func isEmptyValue(raw any) bool {
-	switch t := raw.(type) {
-	case nil:
+// isEmpty tells absent, null, [] and {} apart from everything else.
+func isEmpty(raw value) bool {
+	switch {
+	case raw.missing():
 		return true
-	case []any:
-		return len(t) == 0
-	case map[string]any:
-		return len(t) == 0
+	case raw.is(kindArray), raw.is(kindObject):
+		return raw.len() == 0
 	}
 	return false
 }

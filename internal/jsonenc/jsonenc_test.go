@@ -1,0 +1,90 @@
+package jsonenc
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+var seeds = []string{
+	"", "plain", "https://verifier.example.com/?oob=eyJAdHlwZSI6Imh0dHBzOi8vZGlkY29tbS5vcmcvb3V0LW9mLWJhbmQvMS4xL2ludml0YXRpb24ifQ",
+	`q"uote`, `back\slash`, "\b\f\n\r\t", "\x00\x01\x1f\x7f", "<script>&amp;</script>", "bad \xff byte", "cut \xe2\x80",
+	"line\u2028para\u2029", "ünïcödé ✓ 😀", "12345678<", "1234567\"", "abcdefgh\x80", strings.Repeat("a", 7) + "é",
+}
+
+func encodingJSON(t *testing.T, s string, html bool) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(html)
+	if err := enc.Encode(s); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+// FuzzAppendString holds AppendString, for strings and byte slices, with
+// and without HTML escaping, to encoding/json.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, html := range []bool{false, true} {
+			want := encodingJSON(t, s, html)
+			if got := string(AppendString(nil, s, html)); got != want {
+				t.Fatalf("AppendString(%q, html %v) = %s, encoding/json %s", s, html, got, want)
+			}
+			if got := string(AppendString([]byte("x"), []byte(s), html)); got != "x"+want {
+				t.Fatalf("AppendString([]byte %q, html %v) = %s, encoding/json %s", s, html, got, want)
+			}
+		}
+	})
+}
+
+// PlainRun stops exactly at the first byte that needs a look, wherever it
+// falls in an eight-byte word.
+func TestPlainRun(t *testing.T) {
+	for _, special := range []byte{0, 0x1f, '"', '\\', '<', '>', '&', 0x80, 0xe2, 0xff} {
+		for pos := range 20 {
+			s := []byte(strings.Repeat("a", 20))
+			s[pos] = special
+			for start := 0; start <= pos; start++ {
+				for _, html := range []bool{false, true} {
+					want := pos
+					if !html && (special == '<' || special == '>' || special == '&') {
+						want = len(s)
+					}
+					if got := PlainRun(s, start, html); got != want {
+						t.Fatalf("PlainRun(%q, %d, %v) = %d, want %d", s, start, html, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// FuzzAppendCompact holds AppendCompact to what encoding/json writes for a
+// json.RawMessage, with HTML escaping (json.Marshal) and without (an
+// Encoder with SetEscapeHTML(false)): the same bytes, or both refusing.
+func FuzzAppendCompact(f *testing.F) {
+	for _, s := range append(seeds, `{}`, ` { "a" : [ 1 , -2.5e3 , true , null , { "b<" : "&" } ] } `, `{"a":1,}`, `[1 2]`, `01`, `"\u12G4"`, `{} {}`, ``) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		for _, html := range []bool{false, true} {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(html)
+			wantErr := enc.Encode(json.RawMessage(raw))
+			want := strings.TrimSuffix(buf.String(), "\n")
+			got, err := AppendCompact([]byte("x"), raw, html)
+			if (err != nil) != (wantErr != nil) {
+				t.Fatalf("AppendCompact(%q, html %v): error %v, encoding/json %v", raw, html, err, wantErr)
+			}
+			if err == nil && string(got) != "x"+want {
+				t.Fatalf("AppendCompact(%q, html %v) = %s, encoding/json %s", raw, html, got, want)
+			}
+		}
+	})
+}
