@@ -64,6 +64,10 @@ func (e *env) targets() ([]target, error) {
 	// reference its ratio divides by.
 	ts := []target{
 		{Name: "respond", Label: "caddy respond", Method: "GET", URL: e.url(e.ports.respond, "/"), Status: 200},
+		// respond answering the 400's very request (POST, its headers and
+		// body): what net/http and Caddy spend on that request before any
+		// handler runs, so the 400's ratio to it is the handler's own cost.
+		{Name: "respond_post", Label: "caddy respond, the 400's request", Method: "POST", URL: e.url(e.ports.respond, "/"), Header: jsonKey, Body: badRequest, Status: 200},
 		{Name: "pass_through", Label: "proofgate pass-through", Method: "GET", URL: e.url(e.ports.local, "/elsewhere"), Status: 200},
 		{Name: "unauthorized", Label: "proofgate 401 (no key)", Method: "POST", URL: oob(e.ports.local, orgLocal),
 			Header: map[string]string{"Content-Type": "application/json"}, Body: indyCreate, Status: 401},
