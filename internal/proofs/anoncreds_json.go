@@ -22,35 +22,9 @@ func appendAnonCredsRequest(b []byte, r *AnonCredsProofRequest) []byte {
 	b = append(b, `,"nonce":`...)
 	b = jsonenc.AppendString(b, r.Nonce, false)
 	b = append(b, `,"requested_attributes":`...)
-	if r.RequestedAttributes == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '{')
-		for i, ref := range sortedKeys(r.RequestedAttributes) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonenc.AppendString(b, ref, false)
-			b = append(b, ':')
-			b = appendAttribute(b, r.RequestedAttributes[ref])
-		}
-		b = append(b, '}')
-	}
+	b = appendObject(b, r.RequestedAttributes, appendAttribute)
 	b = append(b, `,"requested_predicates":`...)
-	if r.RequestedPredicates == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '{')
-		for i, ref := range sortedKeys(r.RequestedPredicates) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonenc.AppendString(b, ref, false)
-			b = append(b, ':')
-			b = appendPredicate(b, r.RequestedPredicates[ref])
-		}
-		b = append(b, '}')
-	}
+	b = appendObject(b, r.RequestedPredicates, appendPredicate)
 	if r.NonRevoked != nil {
 		b = append(b, `,"non_revoked":`...)
 		b = appendNonRevoked(b, r.NonRevoked)
@@ -119,23 +93,30 @@ func appendRestrictions(b []byte, list []map[string]string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		if r == nil {
-			b = append(b, "null"...)
-			continue
-		}
-		b = append(b, '{')
-		for j, k := range sortedKeys(r) {
-			if j > 0 {
-				b = append(b, ',')
-			}
-			b = jsonenc.AppendString(b, k, false)
-			b = append(b, ':')
-			b = jsonenc.AppendString(b, r[k], false)
-		}
-		b = append(b, '}')
+		b = appendObject(b, r, appendPlainString)
 	}
 	return append(b, ']')
 }
+
+// appendObject appends m as a JSON object with its keys sorted, each value
+// by appendValue (a nil map as null): what encoding/json writes for a map.
+func appendObject[V any](b []byte, m map[string]V, appendValue func([]byte, V) []byte) []byte {
+	if m == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '{')
+	for i, k := range sortedKeys(m) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonenc.AppendString(b, k, false)
+		b = append(b, ':')
+		b = appendValue(b, m[k])
+	}
+	return append(b, '}')
+}
+
+func appendPlainString(b []byte, s string) []byte { return jsonenc.AppendString(b, s, false) }
 
 func appendNonRevoked(b []byte, nr *backend.NonRevoked) []byte {
 	b = append(b, '{')
