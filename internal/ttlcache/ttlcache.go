@@ -3,6 +3,8 @@
 // every document the verifier fetches from the network (DID documents,
 // status lists), so a burst of presentations naming one issuer costs one
 // request, and a flood of distinct names cannot grow memory without bound.
+// Filled by its user instead (Put, Peek), it is also the gateway's bounded
+// memory of record owners, observed states and records not yet ready.
 package ttlcache
 
 import (

@@ -9,6 +9,7 @@ import (
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/store"
+	"github.com/proofgate/proofgate/internal/ttlcache"
 )
 
 // OwnershipNamespace is where record → org documents live:
@@ -22,8 +23,21 @@ const OwnershipNamespace = "upstream-records"
 type Ownership struct {
 	st    *store.Store
 	agent string
-	cache ownerCache
+	// cache keeps recently written or read owners, so that accepting a
+	// record does not read its ownership document every time. Owners never
+	// change once written (Forget only undoes a create whose request
+	// failed, before any client learnt the record id), so an entry is
+	// never stale; storage stays the truth, and a miss reads it.
+	cache *ttlcache.Cache[Owner]
 }
+
+// ownerCacheSize bounds the owners kept in memory (a few MiB at most, so
+// the cache never grows with the number of records); ownerCacheTTL only
+// lets idle entries go, since owners never change.
+const (
+	ownerCacheSize = 16384
+	ownerCacheTTL  = 24 * time.Hour
+)
 
 // Owner is one remembered record.
 type Owner struct {
@@ -37,7 +51,7 @@ type Owner struct {
 // NewOwnership returns Ownership over storage; agent identifies the backend
 // in the documents it writes (e.g. "credo http://127.0.0.1:3000").
 func NewOwnership(storage certmagic.Storage, agent string) *Ownership {
-	return &Ownership{st: store.New(storage, OwnershipNamespace), agent: agent}
+	return &Ownership{st: store.New(storage, OwnershipNamespace), agent: agent, cache: ttlcache.New[Owner](ownerCacheSize, ownerCacheTTL, 0)}
 }
 
 // Remember records that org created the proof record id. It is one durable
@@ -51,14 +65,14 @@ func (o *Ownership) Remember(ctx context.Context, id string, org backend.Org, th
 	if err := o.st.Put(ctx, id, doc); err != nil {
 		return errors.Join(backend.ErrUnavailable, err)
 	}
-	o.cache.put(id, doc)
+	o.cache.Put(id, doc)
 	return nil
 }
 
 // Lookup returns the owner of record id, or backend.ErrNotFound when it was
 // not created through proofgate (or before ownership was kept).
 func (o *Ownership) Lookup(ctx context.Context, id string) (Owner, error) {
-	if doc, ok := o.cache.get(id); ok {
+	if doc, ok := o.cache.Peek(id); ok {
 		return doc, nil
 	}
 	var doc Owner
@@ -69,13 +83,13 @@ func (o *Ownership) Lookup(ctx context.Context, id string) (Owner, error) {
 	if err != nil {
 		return doc, errors.Join(backend.ErrUnavailable, err)
 	}
-	o.cache.put(id, doc)
+	o.cache.Put(id, doc)
 	return doc, nil
 }
 
 // Forget drops what is remembered of record id (its request was undone).
 func (o *Ownership) Forget(ctx context.Context, id string) error {
-	o.cache.forget(id)
+	o.cache.Delete(id)
 	if err := o.st.Delete(ctx, id); err != nil {
 		return errors.Join(backend.ErrUnavailable, err)
 	}

@@ -59,17 +59,17 @@ func TestOwnershipCache(t *testing.T) {
 // TestOwnerCacheBounded: the cache never holds more than ownerCacheSize
 // owners, and evicts the oldest first.
 func TestOwnerCacheBounded(t *testing.T) {
-	var c ownerCache
+	o := NewOwnership(&certmagic.FileStorage{Path: t.TempDir()}, "credo http://agent")
 	for i := range ownerCacheSize + 100 {
-		c.put(fmt.Sprint(i), Owner{OrgID: "o"})
+		o.cache.Put(fmt.Sprint(i), Owner{OrgID: "o"})
 	}
-	if len(c.m) != ownerCacheSize {
-		t.Fatalf("%d entries, want %d", len(c.m), ownerCacheSize)
+	if n := o.cache.Len(); n != ownerCacheSize {
+		t.Fatalf("%d entries, want %d", n, ownerCacheSize)
 	}
-	if _, ok := c.get("0"); ok {
+	if _, ok := o.cache.Peek("0"); ok {
 		t.Error("the oldest entry survived")
 	}
-	if _, ok := c.get(fmt.Sprint(ownerCacheSize + 99)); !ok {
+	if _, ok := o.cache.Peek(fmt.Sprint(ownerCacheSize + 99)); !ok {
 		t.Error("the newest entry is missing")
 	}
 }
