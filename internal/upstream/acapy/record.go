@@ -2,7 +2,6 @@ package acapy
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"regexp"
@@ -12,26 +11,13 @@ import (
 	"github.com/proofgate/proofgate/internal/upstream/agent"
 )
 
-// presEx is what proofgate reads of ACA-Py's V20PresExRecord.
-type presEx struct {
-	PresExID     string `json:"pres_ex_id"`
-	ConnectionID string `json:"connection_id"`
-	ThreadID     string `json:"thread_id"`
-	State        string `json:"state"`
-	Role         string `json:"role"`
-	Verified     string `json:"verified"`
-	ErrorMsg     string `json:"error_msg"`
-	CreatedAt    string `json:"created_at"`
-	UpdatedAt    string `json:"updated_at"`
-}
-
 // normalize maps a V20PresExRecord to Credo's ProofExchangeRecord shape:
 // pres_ex_id → id, thread_id → threadId, created_at → createdAt (Credo's
 // millisecond ISO form), verified "true"/"false" → isVerified. The state
 // names are the same RFC 0454 names in both.
 func normalize(raw []byte) (backend.ProofRecord, error) {
-	var px presEx
-	if err := json.Unmarshal(raw, &px); err != nil {
+	px, ok := readPresEx(raw)
+	if !ok {
 		return backend.ProofRecord{}, errors.New("presentation exchange record is not a JSON object")
 	}
 	if !isUUID4(px.PresExID) || px.ThreadID == "" || px.State == "" {

@@ -2,7 +2,6 @@ package credo
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/upstream/agent"
+	"github.com/proofgate/proofgate/internal/upstream/agent/jsonpick"
 )
 
 // createBody is credo-controller's CreateProofRequestOobOptions, which
@@ -25,13 +25,6 @@ type createBody struct {
 	Comment         string `json:"comment,omitempty"`
 	Label           string `json:"label,omitempty"`
 	InvitationDID   string `json:"invitationDid,omitempty"`
-}
-
-// createAnswer is what proofgate reads of the create-request-oob answer.
-type createAnswer struct {
-	InvitationURL   string          `json:"invitationUrl"`
-	Invitation      json.RawMessage `json:"invitation"`
-	ProofRecordThID string          `json:"proofRecordThId"`
 }
 
 // buildCreate translates the validated request.
@@ -92,12 +85,12 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 	if resp.Status/100 != 2 {
 		return backend.OOBResult{}, b.refused(org, call, resp, false)
 	}
-	var ans createAnswer
-	var inv struct {
-		ID string `json:"@id"`
+	ans, ok := readCreateAnswer(resp.Body)
+	var oobID string
+	if ok {
+		oobID, ok = agent.MessageID(ans.Invitation)
 	}
-	if json.Unmarshal(resp.Body, &ans) != nil || json.Unmarshal(ans.Invitation, &inv) != nil ||
-		inv.ID == "" || ans.InvitationURL == "" || ans.ProofRecordThID == "" {
+	if !ok || oobID == "" || ans.InvitationURL == "" || ans.ProofRecordThID == "" {
 		// The agent created something; what, it did not say.
 		b.orphans.Record(org, ans.ProofRecordThID, "answer unreadable", started)
 		return backend.OOBResult{}, b.client.BadAnswer(call, "create-request-oob answer without invitation, invitationUrl or proofRecordThId")
@@ -120,7 +113,7 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 	return backend.OOBResult{
 		ProofRecord:   rec,
 		Invitation:    ans.Invitation,
-		OutOfBandID:   inv.ID,
+		OutOfBandID:   oobID,
 		InvitationURL: ans.InvitationURL,
 	}, nil
 }
@@ -138,20 +131,29 @@ func (b *Backend) findByThread(ctx context.Context, org backend.Org, thid string
 	if resp.Status/100 != 2 {
 		return backend.ProofRecord{}, b.refused(org, call, resp, false)
 	}
-	var list []json.RawMessage
-	if json.Unmarshal(resp.Body, &list) != nil {
+	rec, found, err := verifierRecord(resp.Body, thid)
+	if err != nil {
 		return backend.ProofRecord{}, b.client.BadAnswer(call, "proof list is not a JSON array")
 	}
-	for _, raw := range list {
-		rec, err := normalize(raw)
-		if err != nil {
-			continue
+	if !found {
+		return backend.ProofRecord{}, b.client.BadAnswer(call, "no verifier record with the created thread id")
+	}
+	return rec, nil
+}
+
+// verifierRecord finds the first valid verifier record of thread thid in a
+// list answer; err when the answer is not a JSON array.
+func verifierRecord(list []byte, thid string) (rec backend.ProofRecord, found bool, err error) {
+	err = jsonpick.Array(list, recordNames, func(raw []byte, vals [][]byte, odd bool) {
+		if found {
+			return
 		}
+		r, err := checkRecord(readRecord(raw, vals, odd))
 		// The same thread can have a prover-side record in the same wallet
 		// (an agent that proves to itself); ours is the verifier's.
-		if rec.ThreadID == thid && rec.Role == backend.RoleVerifier {
-			return rec, nil
+		if err == nil && r.ThreadID == thid && r.Role == backend.RoleVerifier {
+			rec, found = r, true
 		}
-	}
-	return backend.ProofRecord{}, b.client.BadAnswer(call, "no verifier record with the created thread id")
+	})
+	return rec, found, err
 }
