@@ -18,7 +18,7 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 	if err != nil {
 		return backend.OOBResult{}, err
 	}
-	call := agent.Request{Method: http.MethodPost, Path: "/present-proof-2.0/create-request", Body: body}
+	call := agent.Request{Method: http.MethodPost, Path: "/present-proof-2.0/create-request", JSON: body}
 	resp, err := b.do(ctx, org, call)
 	if err != nil {
 		return backend.OOBResult{}, err
@@ -31,7 +31,7 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 		return backend.OOBResult{}, b.client.BadAnswer(call, err.Error())
 	}
 
-	icall := agent.Request{Method: http.MethodPost, Path: "/out-of-band/create-invitation", Body: b.buildInvitation(org, req, rec.ID)}
+	icall := agent.Request{Method: http.MethodPost, Path: "/out-of-band/create-invitation", JSON: b.buildInvitation(org, req, rec.ID)}
 	iresp, err := b.do(ctx, org, icall)
 	if err == nil && iresp.Status/100 != 2 {
 		err = b.client.StatusError(icall, iresp, false)

@@ -3,6 +3,7 @@ package credo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"time"
@@ -10,44 +11,32 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/jsonenc"
 	"github.com/proofgate/proofgate/internal/upstream/agent"
 	"github.com/proofgate/proofgate/internal/upstream/agent/jsonpick"
 )
 
-// createBody is credo-controller's CreateProofRequestOobOptions, which
-// rejects members it does not know.
-type createBody struct {
-	ProtocolVersion string `json:"protocolVersion"`
-	ProofFormats    any    `json:"proofFormats"`
-	GoalCode        string `json:"goalCode,omitempty"`
-	ParentThreadID  string `json:"parentThreadId,omitempty"`
-	AutoAcceptProof string `json:"autoAcceptProof,omitempty"`
-	Comment         string `json:"comment,omitempty"`
-	Label           string `json:"label,omitempty"`
-	InvitationDID   string `json:"invitationDid,omitempty"`
-}
-
-// buildCreate translates the validated request.
-func (b *Backend) buildCreate(org backend.Org, req backend.OOBRequest) createBody {
-	body := createBody{
-		ProtocolVersion: req.ProtocolVersion,
-		GoalCode:        req.GoalCode,
-		ParentThreadID:  req.ParentThreadID,
-		AutoAcceptProof: req.AutoAcceptProof,
-		Comment:         req.Comment,
-		Label:           req.Label,
-	}
-	if req.ReuseConnection {
-		body.InvitationDID = b.InvitationDID
-		if did, ok := b.OrgInvitationDIDs[org.ID]; ok {
-			body.InvitationDID = did
-		}
-	}
+// buildCreate writes credo-controller's CreateProofRequestOobOptions
+// (which rejects members it does not know) for the validated request, by
+// hand: the bytes json.Marshal wrote of it (TestCreateBodyBytes holds it
+// to that).
+func (b *Backend) buildCreate(org backend.Org, req backend.OOBRequest) ([]byte, error) {
+	out := make([]byte, 0, 512+len(req.PresentationDefinition))
+	out = append(out, `{"protocolVersion":`...)
+	out = agent.AppendString(out, req.ProtocolVersion)
+	out = append(out, `,"proofFormats":`...)
 	switch req.RequestType {
 	case backend.RequestPresentationExchange:
-		body.ProofFormats = map[string]any{
-			"presentationExchange": map[string]any{"presentationDefinition": req.PresentationDefinition},
+		out = append(out, `{"presentationExchange":{"presentationDefinition":`...)
+		if req.PresentationDefinition == nil {
+			out = append(out, "null"...)
+		} else {
+			var err error
+			if out, err = jsonenc.AppendCompact(out, req.PresentationDefinition, true); err != nil {
+				return nil, fmt.Errorf("encoding request to agent: presentation definition: %w", err)
+			}
 		}
+		out = append(out, "}}"...)
 	default:
 		indy := *req.Indy
 		// Credo wants both maps, even empty; the agent adds the nonce.
@@ -57,16 +46,42 @@ func (b *Backend) buildCreate(org backend.Org, req backend.OOBRequest) createBod
 		if indy.RequestedPredicates == nil {
 			indy.RequestedPredicates = map[string]backend.IndyPredicate{}
 		}
-		body.ProofFormats = map[string]any{"indy": indy}
+		out = append(out, `{"indy":`...)
+		out = agent.AppendIndyRequest(out, &indy)
+		out = append(out, '}')
 	}
-	return body
+	invitationDID := ""
+	if req.ReuseConnection {
+		invitationDID = b.InvitationDID
+		if did, ok := b.OrgInvitationDIDs[org.ID]; ok {
+			invitationDID = did
+		}
+	}
+	for _, m := range [...]struct{ name, value string }{
+		{`,"goalCode":`, req.GoalCode},
+		{`,"parentThreadId":`, req.ParentThreadID},
+		{`,"autoAcceptProof":`, req.AutoAcceptProof},
+		{`,"comment":`, req.Comment},
+		{`,"label":`, req.Label},
+		{`,"invitationDid":`, invitationDID},
+	} {
+		if m.value != "" {
+			out = append(out, m.name...)
+			out = agent.AppendString(out, m.value)
+		}
+	}
+	return append(out, '}'), nil
 }
 
 // SendOutOfBandRequest creates the request and its invitation in one agent
 // call, then reads the new proof record back by thread id, because the
 // agent's answer names the thread but not the record.
 func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req backend.OOBRequest) (backend.OOBResult, error) {
-	call := agent.Request{Method: http.MethodPost, Path: b.createPath(org.Tenant), Body: b.buildCreate(org, req)}
+	body, err := b.buildCreate(org, req)
+	if err != nil {
+		return backend.OOBResult{}, err
+	}
+	call := agent.Request{Method: http.MethodPost, Path: b.createPath(org.Tenant), JSON: body}
 	if org.Tenant != "" && !b.legacy {
 		// Get the tenant's token first, so that a failure to get it is
 		// never mistaken for a create that may have acted.
