@@ -92,8 +92,10 @@ type Request struct {
 	Method string
 	// Path is relative to the base URL, starts with "/", and has every
 	// caller-supplied segment escaped (url.PathEscape).
-	Path   string
-	Query  url.Values
+	Path  string
+	Query url.Values
+	// Header is only read (Do and DoTenant copy it), so a backend may
+	// pass one map to every call.
 	Header http.Header
 	// Body is sent as JSON when not nil.
 	Body any
