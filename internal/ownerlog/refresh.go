@@ -76,4 +76,3 @@ func (r *refresher) run() {
 		close(f.done)
 	}
 }
-
