@@ -53,9 +53,6 @@ const (
 	maxBatch = 512
 	// writeTimeout bounds one storage write or read.
 	writeTimeout = 15 * time.Second
-	// refreshEvery spaces the rereads of the directory a lookup miss
-	// causes, so a flood of unknown ids costs a few listings a second.
-	refreshEvery = 100 * time.Millisecond
 	// compactAfter is the number of batch documents that starts a
 	// compaction; segmentSize the entries of a full segment.
 	compactAfter = 256

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"sync"
 	"testing"
@@ -337,5 +339,61 @@ func TestParseUUID(t *testing.T) {
 	x.add([]Entry{{ID: "3fa85f64-5717-4562-b3fc-2c963f66afa6", OrgID: "a"}}, nil)
 	if _, ok := x.get("3FA85F64-5717-4562-B3FC-2C963F66AFA6"); ok {
 		t.Fatal("an upper-case spelling found the lower-case record")
+	}
+}
+
+// countingStorage counts listings.
+type countingStorage struct {
+	certmagic.Storage
+	mu    sync.Mutex
+	lists int
+}
+
+func (c *countingStorage) List(ctx context.Context, prefix string, recursive bool) ([]string, error) {
+	c.mu.Lock()
+	c.lists++
+	c.mu.Unlock()
+	return c.Storage.List(ctx, prefix, recursive)
+}
+
+func (c *countingStorage) listings() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lists
+}
+
+// TestRefreshUnchanged: once the directory has settled, a reading costs a
+// stat and no listing; a document added by another instance is still
+// found.
+func TestRefreshUnchanged(t *testing.T) {
+	root := t.TempDir()
+	files := &certmagic.FileStorage{Path: root}
+	writer := opened(t, files)
+	if err := writer.Append(Entry{ID: uuidN(1), OrgID: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	past := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(filepath.Join(root, filepath.FromSlash(testDir)), past, past); err != nil {
+		t.Fatal(err)
+	}
+	storage := &countingStorage{Storage: files}
+	reader := opened(t, storage)
+	before := storage.listings()
+	for range 3 {
+		if err := reader.Refresh(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := storage.listings() - before; n != 0 {
+		t.Fatalf("%d listings of a settled directory", n)
+	}
+	if err := writer.Append(Entry{ID: uuidN(2), OrgID: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := reader.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if org, ok := reader.Get(uuidN(2)); !ok || org != "b" {
+		t.Fatalf("a record added after the directory settled: %q, %v", org, ok)
 	}
 }

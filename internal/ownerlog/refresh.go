@@ -8,22 +8,49 @@ import (
 	"go.uber.org/zap"
 )
 
-// refresher runs one reading of the directory at a time, at most one per
-// refreshEvery. A caller waits for the next reading, one that starts after
-// the call: callers arriving during a reading share the one after it.
+// refresher runs one reading of the directory at a time. A caller waits
+// for the next reading, one that starts after the call: callers arriving
+// during a reading share the one after it, so a flood of lookups that miss
+// costs one reading at a time.
 type refresher struct {
 	log     *Log
 	mu      sync.Mutex
 	next    *flight
 	running bool
-	// lastStart is when the last reading began (used by run only).
-	lastStart time.Time
+	// seen is the directory's modification time before the last full
+	// reading, taken at statAt (run only uses them).
+	seen, statAt time.Time
 }
+
+// settled is how long a directory must have been unchanged before its
+// modification time alone may say nothing was added: file systems keep
+// coarse times (a few milliseconds on ext4, seconds on some), so a file
+// added in the same tick as the last change would not move it.
+const settled = 2 * time.Second
 
 // flight is one reading of the directory.
 type flight struct {
 	done chan struct{}
 	err  error
+}
+
+// once reads the documents added since the last reading. A storage that
+// tells the directory's modification time (file_system does) costs one
+// stat when nothing changed; any other reads the listing.
+func (r *refresher) once(ctx context.Context) error {
+	info, statErr := r.log.storage.Stat(ctx, r.log.dir)
+	if statErr == nil && !r.seen.IsZero() && info.Modified.Equal(r.seen) && r.statAt.Sub(r.seen) > settled {
+		return nil
+	}
+	statAt := time.Now()
+	if err := r.log.load(ctx); err != nil {
+		return err
+	}
+	r.seen, r.statAt = time.Time{}, time.Time{}
+	if statErr == nil {
+		r.seen, r.statAt = info.Modified, statAt
+	}
+	return nil
 }
 
 // request schedules a reading and returns it.
@@ -51,7 +78,7 @@ func (r *refresher) wait(ctx context.Context) error {
 	}
 }
 
-// run performs the requested readings, spaced by refreshEvery.
+// run performs the requested readings, one after the other.
 func (r *refresher) run() {
 	for {
 		r.mu.Lock()
@@ -63,12 +90,8 @@ func (r *refresher) run() {
 			return
 		}
 		r.mu.Unlock()
-		if wait := refreshEvery - time.Since(r.lastStart); wait > 0 {
-			time.Sleep(wait)
-		}
-		r.lastStart = time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), 4*writeTimeout)
-		f.err = r.log.load(ctx)
+		f.err = r.once(ctx)
 		cancel()
 		if f.err != nil {
 			r.log.logger.Warn("reading the record owners failed", zap.String("dir", r.log.dir), zap.Error(f.err))
