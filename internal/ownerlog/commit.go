@@ -78,7 +78,13 @@ func (l *Log) writeBatch(batch []pending) error {
 			doc.Owners = append(doc.Owners, p.entry)
 		}
 	}
-	if err := l.store(context.Background(), l.name('b'), doc); err != nil {
+	var err error
+	if l.appender != nil {
+		err = l.appender.write(doc)
+	} else {
+		err = l.store(context.Background(), l.name('b'), doc)
+	}
+	if err != nil {
 		return err
 	}
 	l.idx.add(doc.Owners, doc.Forgotten)

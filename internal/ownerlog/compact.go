@@ -1,25 +1,29 @@
 package ownerlog
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
+	"time"
 
 	"go.uber.org/zap"
 )
 
 // maybeCompact starts a compaction in the background once compactAfter
-// batch documents have gathered, unless one is running.
+// documents it would merge have gathered, unless one is running.
 func (l *Log) maybeCompact() {
+	now := time.Now()
 	l.docsMu.Lock()
-	batches := 0
-	for key := range l.docs {
-		if isBatch(key) {
-			batches++
+	n := 0
+	for key, st := range l.docs {
+		if l.mergeable(key, st, now) {
+			n++
 		}
 	}
 	l.docsMu.Unlock()
-	if batches < compactAfter {
+	if n < compactAfter {
 		return
 	}
 	l.compactMu.Lock()
@@ -56,13 +60,13 @@ func (l *Log) compact(ctx context.Context) error {
 	}
 	var merged document
 	var picked []string
+	now := time.Now()
 	for _, key := range keys {
-		if !isBatch(key) {
-			if n, ok := l.docEntries(key); ok && n >= segmentSize/2 {
-				continue
-			}
+		st, _ := l.docState(key)
+		if !l.mergeable(key, st, now) {
+			continue
 		}
-		doc, err := l.read(ctx, key)
+		doc, err := l.readAll(ctx, key)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // merged by another instance meanwhile
 		}
@@ -100,6 +104,29 @@ func (l *Log) compact(ctx context.Context) error {
 	return nil
 }
 
+// readAll reads a whole document of any kind (an append file's lines as
+// one document).
+func (l *Log) readAll(ctx context.Context, key string) (document, error) {
+	if kindOf(key) != 'a' {
+		return l.read(ctx, key)
+	}
+	var all document
+	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
+	defer cancel()
+	b, err := l.storage.Load(ctx, key)
+	if err != nil {
+		return all, err
+	}
+	for _, line := range bytes.Split(b, []byte{'\n'}) {
+		var doc document
+		if json.Unmarshal(line, &doc) == nil {
+			all.Owners = append(all.Owners, doc.Owners...)
+			all.Forgotten = append(all.Forgotten, doc.Forgotten...)
+		}
+	}
+	return all, nil
+}
+
 // dedupe returns owners without repeated ids and without forgotten ones.
 func dedupe(owners []Entry, forgotten []string) []Entry {
 	skip := make(map[string]struct{}, len(owners)+len(forgotten))
@@ -117,9 +144,17 @@ func dedupe(owners []Entry, forgotten []string) []Entry {
 	return out
 }
 
-func (l *Log) docEntries(key string) (int, bool) {
-	l.docsMu.Lock()
-	defer l.docsMu.Unlock()
-	n, ok := l.docs[key]
-	return n, ok
+// mergeable reports whether compaction merges key: every batch; a segment
+// or an append file less than half full, an append file only once no
+// process can append to it any more (older than rotateAfter, settled).
+func (l *Log) mergeable(key string, st docState, now time.Time) bool {
+	switch kindOf(key) {
+	case 'b':
+		return true
+	case 'a':
+		if now.Sub(stampOf(key)) < rotateAfter+settled {
+			return false
+		}
+	}
+	return st.entries < segmentSize/2
 }

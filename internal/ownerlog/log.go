@@ -3,11 +3,15 @@
 // of a batch document, and an in-memory index of every remembered record,
 // rebuilt from storage at start, answers lookups without reading storage.
 //
-// The documents live in one storage directory. Batch documents
-// (b<time>-<random>.json) hold what one commit wrote; compaction merges
-// them into segments (s<time>-<random>.json) so that the number of
-// documents, and the work of a start, stays small. Every document is
-// {"owners":[entry...],"forgotten":[id...]}: entries never change once
+// The documents live in one storage directory. On certmagic's file_system
+// storage each process appends its commits, one document per line, to a
+// file of its own (a<time>-<random>.jsonl: an append and an fdatasync per
+// commit, no file created); on any other storage each commit is a batch
+// document (b<time>-<random>.json). Compaction merges batches, and the
+// small files of processes long gone, into segments (s<time>-<random>.json)
+// so that the number of documents, and the work of a start, stays small.
+// Every document is {"owners":[entry...],"forgotten":[id...]}: entries
+// never change once
 // written, a forgotten id (a tombstone) wins over its entry in any order,
 // so documents may be read in any order and an entry held twice (a
 // compaction interrupted, or two instances compacting at once) is
@@ -16,12 +20,14 @@
 package ownerlog
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -71,9 +77,12 @@ type Log struct {
 	logger  *zap.Logger
 	idx     *index
 
-	// docs are the documents read or written, with their entry counts.
+	// docs are the documents read or written.
 	docsMu sync.Mutex
-	docs   map[string]int
+	docs   map[string]docState
+
+	// appender writes commits on file_system storage (nil on others).
+	appender *appender
 
 	commit  committer
 	refresh refresher
@@ -86,12 +95,22 @@ type Log struct {
 	stamp   int64
 }
 
+// docState is what has been read of one document: its entries and, for
+// an append file, the bytes read so far (it may grow).
+type docState struct {
+	entries int
+	size    int
+}
+
 // open returns a Log over dir in storage and starts reading what is there.
 func open(storage certmagic.Storage, dir string, logger *zap.Logger) *Log {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	l := &Log{storage: storage, dir: dir, logger: logger, idx: newIndex(), docs: make(map[string]int)}
+	l := &Log{storage: storage, dir: dir, logger: logger, idx: newIndex(), docs: make(map[string]docState)}
+	if files, ok := storage.(*certmagic.FileStorage); ok {
+		l.appender = &appender{log: l, path: files.Filename(dir)}
+	}
 	l.commit.log = l
 	l.refresh.log = l
 	l.refresh.request() // the first read of the directory, in the background
@@ -127,9 +146,9 @@ func (l *Log) Forget(id string) error {
 	return l.commit.submit(pending{entry: Entry{ID: id}, forget: true})
 }
 
-// name returns a new document name of kind 'b' (batch) or 's' (segment):
-// a nanosecond stamp, increasing within the process, and random bytes so
-// that instances never collide.
+// name returns a new document name of kind 'b' (batch), 's' (segment) or
+// 'a' (append file): a nanosecond stamp, increasing within the process,
+// and random bytes so that instances never collide.
 func (l *Log) name(kind byte) string {
 	l.stampMu.Lock()
 	now := time.Now().UnixNano()
@@ -138,17 +157,45 @@ func (l *Log) name(kind byte) string {
 	}
 	l.stamp = now
 	l.stampMu.Unlock()
-	return fmt.Sprintf("%s/%c%020d-%s.json", l.dir, kind, now, randomHex(4))
+	ext := ".json"
+	if kind == 'a' {
+		ext = ".jsonl"
+	}
+	return fmt.Sprintf("%s/%c%020d-%s%s", l.dir, kind, now, randomHex(4), ext)
 }
 
-// isDocument reports whether key names a batch or a segment of this log.
+// isDocument reports whether key names a document of this log.
 func (l *Log) isDocument(key string) bool {
+	if path.Dir(key) != l.dir {
+		return false
+	}
 	base := path.Base(key)
-	return path.Dir(key) == l.dir && len(base) > 6 && (base[0] == 'b' || base[0] == 's') && strings.HasSuffix(base, ".json")
+	switch {
+	case len(base) < 22:
+		return false
+	case base[0] == 'b' || base[0] == 's':
+		return strings.HasSuffix(base, ".json")
+	case base[0] == 'a':
+		return strings.HasSuffix(base, ".jsonl")
+	}
+	return false
 }
 
-// isBatch reports whether key names a batch (not a segment).
-func isBatch(key string) bool { return path.Base(key)[0] == 'b' }
+// kindOf returns the kind of a document's key: 'b', 's' or 'a'.
+func kindOf(key string) byte { return path.Base(key)[0] }
+
+// isBatch reports whether key names a batch document.
+func isBatch(key string) bool { return kindOf(key) == 'b' }
+
+// stampOf returns the time in a document's name.
+func stampOf(key string) time.Time {
+	base := path.Base(key)
+	n, err := strconv.ParseInt(base[1:21], 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
+}
 
 // read loads and decodes one document.
 func (l *Log) read(ctx context.Context, key string) (document, error) {
@@ -203,10 +250,12 @@ func (l *Log) load(ctx context.Context) error {
 		listed := make(map[string]struct{}, len(keys))
 		for _, key := range keys {
 			listed[key] = struct{}{}
-			if l.known(key) {
-				continue
+			var err error
+			if kindOf(key) == 'a' {
+				err = l.readLines(ctx, key)
+			} else if !l.known(key) {
+				err = l.readDocument(ctx, key)
 			}
-			doc, err := l.read(ctx, key)
 			if errors.Is(err, fs.ErrNotExist) {
 				vanished = true
 				continue
@@ -214,8 +263,6 @@ func (l *Log) load(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			l.idx.add(doc.Owners, doc.Forgotten)
-			l.setDoc(key, len(doc.Owners))
 		}
 		l.docsMu.Lock()
 		for key := range l.docs {
@@ -228,6 +275,58 @@ func (l *Log) load(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// readDocument reads a batch or a segment into memory.
+func (l *Log) readDocument(ctx context.Context, key string) error {
+	doc, err := l.read(ctx, key)
+	if err != nil {
+		return err
+	}
+	l.idx.add(doc.Owners, doc.Forgotten)
+	l.setDoc(key, docState{entries: len(doc.Owners)})
+	return nil
+}
+
+// readLines reads the lines added to an append file since it was last
+// read. An incomplete last line (being written, or cut by a crash before
+// its commit was acknowledged) is left for the next reading; a line that
+// does not decode is skipped with a warning.
+func (l *Log) readLines(ctx context.Context, key string) error {
+	st, _ := l.docState(key)
+	if l.appender != nil && l.appender.own(key) {
+		return nil // this process's own: in memory already
+	}
+	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
+	defer cancel()
+	b, err := l.storage.Load(ctx, key)
+	if err != nil {
+		return err
+	}
+	if len(b) > maxDocument {
+		return fmt.Errorf("ownerlog: %s is %d bytes, more than %d", key, len(b), maxDocument)
+	}
+	if len(b) <= st.size {
+		return nil
+	}
+	rest := b[st.size:]
+	for {
+		line, after, complete := bytes.Cut(rest, []byte{'\n'})
+		if !complete {
+			break
+		}
+		var doc document
+		if err := json.Unmarshal(line, &doc); err != nil {
+			l.logger.Warn("skipping an undecodable line of a record owners file", zap.String("key", key), zap.Int("offset", st.size), zap.Error(err))
+		} else {
+			l.idx.add(doc.Owners, doc.Forgotten)
+			st.entries += len(doc.Owners)
+		}
+		st.size += len(line) + 1
+		rest = after
+	}
+	l.setDoc(key, st)
+	return nil
 }
 
 // store writes doc durably under key and notes it as read.
@@ -244,19 +343,24 @@ func (l *Log) store(ctx context.Context, key string, doc document) error {
 	if err := l.storage.Store(ctx, key, b); err != nil {
 		return err
 	}
-	l.setDoc(key, len(doc.Owners))
+	l.setDoc(key, docState{entries: len(doc.Owners)})
 	return nil
 }
 
 func (l *Log) known(key string) bool {
-	l.docsMu.Lock()
-	defer l.docsMu.Unlock()
-	_, ok := l.docs[key]
+	_, ok := l.docState(key)
 	return ok
 }
 
-func (l *Log) setDoc(key string, entries int) {
+func (l *Log) docState(key string) (docState, bool) {
 	l.docsMu.Lock()
-	l.docs[key] = entries
+	defer l.docsMu.Unlock()
+	st, ok := l.docs[key]
+	return st, ok
+}
+
+func (l *Log) setDoc(key string, st docState) {
+	l.docsMu.Lock()
+	l.docs[key] = st
 	l.docsMu.Unlock()
 }

@@ -1,7 +1,9 @@
 package ownerlog
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -19,6 +21,17 @@ import (
 const testDir = "proofgate/upstream-records/log"
 
 func uuidN(n int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", n) }
+
+// plainStorage hides certmagic.FileStorage's type: the Log then writes
+// batch documents, as on any storage but file_system.
+type plainStorage struct{ certmagic.Storage }
+
+// sinks are the two ways commits are written: lines of an append file
+// (file_system) and batch documents (any other storage), over root.
+func sinks(root string) map[string]certmagic.Storage {
+	files := &certmagic.FileStorage{Path: root}
+	return map[string]certmagic.Storage{"append file": files, "batch documents": plainStorage{files}}
+}
 
 // opened returns a Log over storage whose first reading has finished.
 func opened(t *testing.T, storage certmagic.Storage) *Log {
@@ -158,7 +171,12 @@ func TestAppendFails(t *testing.T) {
 // TestForget: a forgotten record is gone from memory and, through its
 // tombstone, from every reading of storage, whatever the order.
 func TestForget(t *testing.T) {
-	storage := &certmagic.FileStorage{Path: t.TempDir()}
+	for name := range sinks("") {
+		t.Run(name, func(t *testing.T) { testForget(t, sinks(t.TempDir())[name]) })
+	}
+}
+
+func testForget(t *testing.T, storage certmagic.Storage) {
 	l := opened(t, storage)
 	for i := range 3 {
 		if err := l.Append(Entry{ID: uuidN(i), OrgID: "a"}); err != nil {
@@ -189,8 +207,15 @@ func TestForget(t *testing.T) {
 // TestOtherInstance: a record another instance committed to the shared
 // storage is found after Refresh, which a lookup miss calls.
 func TestOtherInstance(t *testing.T) {
-	storage := &certmagic.FileStorage{Path: t.TempDir()}
-	a, b := opened(t, storage), opened(t, storage)
+	for name := range sinks("") {
+		t.Run(name, func(t *testing.T) {
+			storage := sinks(t.TempDir())[name]
+			testOtherInstance(t, open(storage, testDir, nil), opened(t, storage))
+		})
+	}
+}
+
+func testOtherInstance(t *testing.T, a, b *Log) {
 	if err := a.Append(Entry{ID: "not-a-uuid", OrgID: "org-x"}); err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +234,7 @@ func TestOtherInstance(t *testing.T) {
 // forgotten entry, keeps its tombstone, and a fresh reading finds the
 // same owners; what it cannot merge (a full segment) stays.
 func TestCompact(t *testing.T) {
-	storage := &certmagic.FileStorage{Path: t.TempDir()}
+	storage := plainStorage{&certmagic.FileStorage{Path: t.TempDir()}}
 	l := opened(t, storage)
 	for i := range 10 {
 		if err := l.Append(Entry{ID: uuidN(i), OrgID: fmt.Sprint("org-", i%2)}); err != nil {
@@ -255,7 +280,7 @@ func TestCompact(t *testing.T) {
 // TestCompactTriggers: the batch that brings their number to compactAfter
 // starts a compaction in the background.
 func TestCompactTriggers(t *testing.T) {
-	storage := &certmagic.FileStorage{Path: t.TempDir()}
+	storage := plainStorage{&certmagic.FileStorage{Path: t.TempDir()}}
 	l := opened(t, storage)
 	for i := range compactAfter {
 		if err := l.Append(Entry{ID: uuidN(i), OrgID: "a"}); err != nil {
@@ -300,7 +325,7 @@ func (v *vanishingStorage) Load(ctx context.Context, key string) ([]byte, error)
 // TestLoadAcrossCompaction: documents merged away while being read are
 // found in their segment.
 func TestLoadAcrossCompaction(t *testing.T) {
-	files := &certmagic.FileStorage{Path: t.TempDir()}
+	files := plainStorage{&certmagic.FileStorage{Path: t.TempDir()}}
 	writer := opened(t, files)
 	for i := range 5 {
 		if err := writer.Append(Entry{ID: uuidN(i), OrgID: "a"}); err != nil {
@@ -366,8 +391,15 @@ func (c *countingStorage) listings() int {
 // stat and no listing; a document added by another instance is still
 // found.
 func TestRefreshUnchanged(t *testing.T) {
-	root := t.TempDir()
-	files := &certmagic.FileStorage{Path: root}
+	for name := range sinks("") {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			testRefreshUnchanged(t, root, sinks(root)[name])
+		})
+	}
+}
+
+func testRefreshUnchanged(t *testing.T, root string, files certmagic.Storage) {
 	writer := opened(t, files)
 	if err := writer.Append(Entry{ID: uuidN(1), OrgID: "a"}); err != nil {
 		t.Fatal(err)
@@ -395,5 +427,154 @@ func TestRefreshUnchanged(t *testing.T) {
 	}
 	if org, ok := reader.Get(uuidN(2)); !ok || org != "b" {
 		t.Fatalf("a record added after the directory settled: %q, %v", org, ok)
+	}
+}
+
+// writeAppendFile writes an append file as a process would have, stamped
+// at, with one line per document and then tail (an incomplete line).
+func writeAppendFile(t *testing.T, root string, at time.Time, docs []document, tail string) string {
+	t.Helper()
+	key := fmt.Sprintf("%s/a%020d-%s.jsonl", testDir, at.UnixNano(), randomHex(4))
+	var b []byte
+	for _, d := range docs {
+		line, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = append(append(b, line...), '\n')
+	}
+	b = append(b, tail...)
+	name := filepath.Join(root, filepath.FromSlash(key))
+	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
+// TestAppendFile: on file_system storage commits are lines of one file;
+// a line still being written (or cut by a crash) is read once complete.
+func TestAppendFile(t *testing.T) {
+	root := t.TempDir()
+	files := &certmagic.FileStorage{Path: root}
+	l := opened(t, files)
+	for i := range 3 {
+		if err := l.Append(Entry{ID: uuidN(i), OrgID: "a"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Forget(uuidN(0)); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := files.List(context.Background(), testDir, false)
+	if err != nil || len(keys) != 1 || kindOf(keys[0]) != 'a' {
+		t.Fatalf("documents: %v, %v; want one append file", keys, err)
+	}
+	b, err := files.Load(context.Background(), keys[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := bytes.Count(b, []byte{'\n'}); lines != 4 {
+		t.Fatalf("%d lines for 4 commits:\n%s", lines, b)
+	}
+
+	// Another process's file, its last line half written.
+	line := `{"owners":[{"id":"` + uuidN(9) + `","orgId":"b"}]}`
+	other := writeAppendFile(t, root, time.Now(), []document{{Owners: []Entry{{ID: uuidN(8), OrgID: "b"}}}}, line[:20])
+	reader := opened(t, files)
+	if _, ok := reader.Get(uuidN(8)); !ok {
+		t.Fatal("a complete line of another process's file was not read")
+	}
+	if _, ok := reader.Get(uuidN(9)); ok {
+		t.Fatal("a half-written line was read")
+	}
+	if _, ok := reader.Get(uuidN(0)); ok {
+		t.Fatal("a forgotten record was read")
+	}
+	f, err := os.OpenFile(filepath.Join(root, filepath.FromSlash(other)), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(line[20:] + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := reader.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if org, ok := reader.Get(uuidN(9)); !ok || org != "b" {
+		t.Fatalf("the line, once complete: %q, %v", org, ok)
+	}
+}
+
+// TestAppendFileFails: a commit that cannot be written fails for its
+// callers and leaves nothing in memory; the next starts a new file.
+func TestAppendFileFails(t *testing.T) {
+	root := t.TempDir()
+	l := opened(t, &certmagic.FileStorage{Path: root})
+	dir := filepath.Join(root, filepath.FromSlash(testDir))
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir, nil, 0o600); err != nil { // a file where the directory goes
+		t.Fatal(err)
+	}
+	if err := l.Append(Entry{ID: uuidN(1), OrgID: "a"}); err == nil {
+		t.Fatal("Append succeeded without its directory")
+	}
+	if _, ok := l.Get(uuidN(1)); ok {
+		t.Fatal("a failed append is in memory")
+	}
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Append(Entry{ID: uuidN(2), OrgID: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := opened(t, &certmagic.FileStorage{Path: root}).Get(uuidN(2)); !ok {
+		t.Fatal("the append after the failure is not in storage")
+	}
+}
+
+// TestCompactOldFiles: the append files of processes long gone are merged
+// into a segment (a torn last line dropped); this process's own file, and
+// a file another process may still append to, stay.
+func TestCompactOldFiles(t *testing.T) {
+	root := t.TempDir()
+	files := &certmagic.FileStorage{Path: root}
+	old := time.Now().Add(-2 * rotateAfter)
+	a := writeAppendFile(t, root, old, []document{{Owners: []Entry{{ID: uuidN(1), OrgID: "a"}}}}, `{"owners":[{"id`)
+	b := writeAppendFile(t, root, old.Add(time.Second), []document{{Owners: []Entry{{ID: uuidN(2), OrgID: "b"}}, Forgotten: []string{uuidN(1)}}}, "")
+	recent := writeAppendFile(t, root, time.Now(), []document{{Owners: []Entry{{ID: uuidN(3), OrgID: "c"}}}}, "")
+	l := opened(t, files)
+	if err := l.Append(Entry{ID: uuidN(4), OrgID: "d"}); err != nil {
+		t.Fatal(err)
+	}
+	mine := l.appender.current()
+	if err := l.compact(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := files.List(context.Background(), testDir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	segments := 0
+	for _, k := range keys {
+		got[k] = true
+		if kindOf(k) == 's' {
+			segments++
+		}
+	}
+	if got[a] || got[b] || !got[recent] || !got[mine] || segments != 1 || len(keys) != 3 {
+		t.Fatalf("after compaction: %v", keys)
+	}
+	fresh := opened(t, files)
+	for i, want := range []bool{false, false, true, true, true} {
+		if _, ok := fresh.Get(uuidN(i)); ok != want {
+			t.Errorf("record %d found = %v, want %v", i, ok, want)
+		}
 	}
 }

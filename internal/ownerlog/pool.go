@@ -30,7 +30,12 @@ func poolKey(storage certmagic.Storage, dir string) string {
 	return "ownerlog:" + dir + ":" + store.Identity(storage)
 }
 
-// Destruct implements caddy.Destructor. A Log holds no goroutine while
-// idle (commits, readings and compactions run only while there is work),
-// so there is nothing to stop.
-func (l *Log) Destruct() error { return nil }
+// Destruct implements caddy.Destructor: it closes the append file. A Log
+// holds no goroutine while idle (commits, readings and compactions run
+// only while there is work), so there is nothing to stop.
+func (l *Log) Destruct() error {
+	if l.appender != nil {
+		l.appender.close()
+	}
+	return nil
+}

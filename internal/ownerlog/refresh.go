@@ -36,10 +36,12 @@ type flight struct {
 
 // once reads the documents added since the last reading. A storage that
 // tells the directory's modification time (file_system does) costs one
-// stat when nothing changed; any other reads the listing.
+// stat when nothing changed, plus one per append file another process may
+// still be writing (appending does not touch the directory); any other
+// reads the listing.
 func (r *refresher) once(ctx context.Context) error {
 	info, statErr := r.log.storage.Stat(ctx, r.log.dir)
-	if statErr == nil && !r.seen.IsZero() && info.Modified.Equal(r.seen) && r.statAt.Sub(r.seen) > settled {
+	if statErr == nil && !r.seen.IsZero() && info.Modified.Equal(r.seen) && r.statAt.Sub(r.seen) > settled && !r.log.othersAppended(ctx) {
 		return nil
 	}
 	statAt := time.Now()
@@ -98,4 +100,29 @@ func (r *refresher) run() {
 		}
 		close(f.done)
 	}
+}
+
+// othersAppended reports whether an append file of another process that
+// may still be written has grown since it was read (or cannot be told).
+func (l *Log) othersAppended(ctx context.Context) bool {
+	now := time.Now()
+	l.docsMu.Lock()
+	var live []string
+	for key := range l.docs {
+		if kindOf(key) == 'a' && now.Sub(stampOf(key)) < rotateAfter+settled {
+			live = append(live, key)
+		}
+	}
+	l.docsMu.Unlock()
+	for _, key := range live {
+		if l.appender != nil && l.appender.own(key) {
+			continue
+		}
+		st, _ := l.docState(key)
+		info, err := l.storage.Stat(ctx, key)
+		if err != nil || info.Size != int64(st.size) {
+			return true
+		}
+	}
+	return false
 }
