@@ -24,7 +24,7 @@ func TestOwnership(t *testing.T) {
 	if err := o.Remember(ctx, id, backend.Org{ID: "org-a"}, "thread"); err != nil {
 		t.Fatal(err)
 	}
-	if docs, _ := filepath.Glob(filepath.Join(dir, "proofgate", OwnershipNamespace, "log", "b*.json")); len(docs) != 1 {
+	if docs, _ := filepath.Glob(filepath.Join(dir, "proofgate", OwnershipNamespace, "log", "a*.jsonl")); len(docs) != 1 {
 		t.Fatalf("log documents after one create: %v", docs)
 	}
 	if org, err := o.OrgOf(ctx, id); err != nil || org != "org-a" {
@@ -89,6 +89,9 @@ func (brokenStorage) Load(context.Context, string) ([]byte, error) {
 }
 func (brokenStorage) List(context.Context, string, bool) ([]string, error) {
 	return nil, errors.New("disk gone")
+}
+func (brokenStorage) Stat(context.Context, string) (certmagic.KeyInfo, error) {
+	return certmagic.KeyInfo{}, errors.New("disk gone")
 }
 
 // TestOwnershipStorageFails: a failing storage is ErrUnavailable (503),
