@@ -1,9 +1,7 @@
 package ownerlog
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"time"
@@ -66,7 +64,7 @@ func (l *Log) compact(ctx context.Context) error {
 		if !l.mergeable(key, st, now) {
 			continue
 		}
-		doc, err := l.readAll(ctx, key)
+		doc, err := l.read(ctx, key)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // merged by another instance meanwhile
 		}
@@ -102,29 +100,6 @@ func (l *Log) compact(ctx context.Context) error {
 		l.docsMu.Unlock()
 	}
 	return nil
-}
-
-// readAll reads a whole document of any kind (an append file's lines as
-// one document).
-func (l *Log) readAll(ctx context.Context, key string) (document, error) {
-	if kindOf(key) != 'a' {
-		return l.read(ctx, key)
-	}
-	var all document
-	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
-	defer cancel()
-	b, err := l.storage.Load(ctx, key)
-	if err != nil {
-		return all, err
-	}
-	for _, line := range bytes.Split(b, []byte{'\n'}) {
-		var doc document
-		if json.Unmarshal(line, &doc) == nil {
-			all.Owners = append(all.Owners, doc.Owners...)
-			all.Forgotten = append(all.Forgotten, doc.Forgotten...)
-		}
-	}
-	return all, nil
 }
 
 // dedupe returns owners without repeated ids and without forgotten ones.

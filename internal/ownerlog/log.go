@@ -197,22 +197,56 @@ func stampOf(key string) time.Time {
 	return time.Unix(0, n)
 }
 
-// read loads and decodes one document.
-func (l *Log) read(ctx context.Context, key string) (document, error) {
-	var doc document
+// fetch loads one document's bytes.
+func (l *Log) fetch(ctx context.Context, key string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
 	b, err := l.storage.Load(ctx, key)
 	if err != nil {
-		return doc, err
+		return nil, err
 	}
 	if len(b) > maxDocument {
-		return doc, fmt.Errorf("ownerlog: %s is %d bytes, more than %d", key, len(b), maxDocument)
+		return nil, fmt.Errorf("ownerlog: %s is %d bytes, more than %d", key, len(b), maxDocument)
+	}
+	return b, nil
+}
+
+// read loads and decodes one document; an append file's complete lines
+// are read as one document.
+func (l *Log) read(ctx context.Context, key string) (document, error) {
+	var doc document
+	b, err := l.fetch(ctx, key)
+	if err != nil {
+		return doc, err
+	}
+	if kindOf(key) == 'a' {
+		eachLine(b, func(line document, _ error) {
+			doc.Owners = append(doc.Owners, line.Owners...)
+			doc.Forgotten = append(doc.Forgotten, line.Forgotten...)
+		})
+		return doc, nil
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
 		return doc, fmt.Errorf("ownerlog: decoding %s: %w", key, err)
 	}
 	return doc, nil
+}
+
+// eachLine decodes every complete line of b (those that do not decode
+// come with their error) and returns the bytes they span: an incomplete
+// last line is left.
+func eachLine(b []byte, fn func(document, error)) int {
+	n := 0
+	for {
+		line, rest, complete := bytes.Cut(b, []byte{'\n'})
+		if !complete {
+			return n
+		}
+		var doc document
+		fn(doc, json.Unmarshal(line, &doc))
+		n += len(line) + 1
+		b = rest
+	}
 }
 
 // list returns the documents of the directory (none when it does not
@@ -297,34 +331,18 @@ func (l *Log) readLines(ctx context.Context, key string) error {
 	if l.appender != nil && l.appender.own(key) {
 		return nil // this process's own: in memory already
 	}
-	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
-	defer cancel()
-	b, err := l.storage.Load(ctx, key)
-	if err != nil {
+	b, err := l.fetch(ctx, key)
+	if err != nil || len(b) <= st.size {
 		return err
 	}
-	if len(b) > maxDocument {
-		return fmt.Errorf("ownerlog: %s is %d bytes, more than %d", key, len(b), maxDocument)
-	}
-	if len(b) <= st.size {
-		return nil
-	}
-	rest := b[st.size:]
-	for {
-		line, after, complete := bytes.Cut(rest, []byte{'\n'})
-		if !complete {
-			break
+	st.size += eachLine(b[st.size:], func(doc document, err error) {
+		if err != nil {
+			l.logger.Warn("skipping an undecodable line of a record owners file", zap.String("key", key), zap.Error(err))
+			return
 		}
-		var doc document
-		if err := json.Unmarshal(line, &doc); err != nil {
-			l.logger.Warn("skipping an undecodable line of a record owners file", zap.String("key", key), zap.Int("offset", st.size), zap.Error(err))
-		} else {
-			l.idx.add(doc.Owners, doc.Forgotten)
-			st.entries += len(doc.Owners)
-		}
-		st.size += len(line) + 1
-		rest = after
-	}
+		l.idx.add(doc.Owners, doc.Forgotten)
+		st.entries += len(doc.Owners)
+	})
 	l.setDoc(key, st)
 	return nil
 }
