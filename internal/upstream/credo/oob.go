@@ -170,5 +170,8 @@ func verifierRecord(list []byte, thid string) (rec backend.ProofRecord, found bo
 			rec, found = r, true
 		}
 	})
-	return rec, found, err
+	if err != nil {
+		return backend.ProofRecord{}, false, err // what was found is dropped
+	}
+	return rec, found, nil
 }

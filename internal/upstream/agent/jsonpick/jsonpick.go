@@ -80,8 +80,10 @@ func Object(doc []byte, names []string, vals [][]byte) (odd bool, err error) {
 // Array checks that doc is one JSON value, an array or null, and calls
 // each for every element that is an object, with the element's raw JSON
 // and its members picked as Object picks them (vals is reused between
-// calls). Elements that are not objects are skipped. each is called only
-// once the whole document is known to be valid.
+// calls). Elements that are not objects are skipped. The elements are
+// visited as the document is checked, in the same pass: when Array
+// returns an error, each may have seen the elements before the fault, and
+// what it made of them must be dropped.
 func Array(doc []byte, names []string, each func(elem []byte, vals [][]byte, odd bool)) error {
 	s := scanner{src: doc}
 	s.space()
@@ -100,50 +102,45 @@ func Array(doc []byte, names []string, each func(elem []byte, vals [][]byte, odd
 		}
 		return ErrType
 	}
-	// Elements are visited after the check: remember where the objects
-	// are (a list answer holds a record or two).
-	var spans [][2]int
+	var buf [16][]byte
+	vals := buf[:0]
+	if len(names) <= len(buf) {
+		vals = buf[:len(names)]
+	} else {
+		vals = make([][]byte, len(names))
+	}
 	s.pos++
 	s.space()
 	if s.pos < len(doc) && doc[s.pos] == ']' {
 		s.pos++
-	} else {
-		for {
-			s.space()
-			start := s.pos
-			if err := s.value(1); err != nil {
+		return s.end()
+	}
+	for {
+		s.space()
+		start := s.pos
+		if start < len(doc) && doc[start] == '{' {
+			clear(vals)
+			odd, err := s.object(1, names, vals)
+			if err != nil {
 				return err
 			}
-			if doc[start] == '{' {
-				spans = append(spans, [2]int{start, s.pos})
-			}
-			s.space()
-			if s.pos >= len(doc) {
-				return ErrSyntax
-			}
-			c := doc[s.pos]
-			s.pos++
-			if c == ']' {
-				break
-			}
-			if c != ',' {
-				return ErrSyntax
-			}
+			each(doc[start:s.pos], vals, odd)
+		} else if err := s.value(1); err != nil {
+			return err
+		}
+		s.space()
+		if s.pos >= len(doc) {
+			return ErrSyntax
+		}
+		c := doc[s.pos]
+		s.pos++
+		if c == ']' {
+			return s.end()
+		}
+		if c != ',' {
+			return ErrSyntax
 		}
 	}
-	if err := s.end(); err != nil {
-		return err
-	}
-	vals := make([][]byte, len(names))
-	for _, sp := range spans {
-		elem := doc[sp[0]:sp[1]]
-		odd, err := Object(elem, names, vals)
-		if err != nil {
-			return err // cannot happen: the element was checked
-		}
-		each(elem, vals, odd)
-	}
-	return nil
 }
 
 // String decodes a picked value as encoding/json decodes it into a
