@@ -28,6 +28,7 @@ targets=(
 	"./internal/upstream/credo FuzzReadRecord"
 	"./internal/upstream/credo FuzzReadCreateAnswer"
 	"./internal/upstream/acapy FuzzReadAnswers"
+	"./internal/upstream/acapy FuzzCredoTime"
 )
 # Go before 1.27 can report "context deadline exceeded" when -fuzztime
 # ends while a worker is mid-input (go.dev/issue/75804): a race in its

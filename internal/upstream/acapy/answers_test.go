@@ -3,7 +3,9 @@ package acapy
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
+	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/benchutil"
 	"github.com/proofgate/proofgate/internal/upstream/agent"
 )
@@ -101,4 +103,31 @@ func BenchmarkReadAnswersEncodingJSON(b *testing.B) {
 			b.Fatal("invitation record not read")
 		}
 	}
+}
+
+// credoTimeSlow is credoTime without its fast path: the reference.
+func credoTimeSlow(s string) string {
+	for _, l := range timeLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t.UTC().Format(backend.TimeFormat)
+		}
+	}
+	return s
+}
+
+func FuzzCredoTime(f *testing.F) {
+	for _, s := range []string{
+		"2026-01-02T03:04:05.678901Z", "2026-01-02 03:04:05.6Z", "2024-02-29T23:59:59.123456789012Z", "2023-02-29T00:00:00.1Z",
+		"2026-13-02T03:04:05.678901Z", "2026-01-32T03:04:05.1Z", "2026-04-31T03:04:05.1Z", "2026-01-02T24:04:05.1Z",
+		"2026-01-02T03:60:05.1Z", "2026-01-02T03:04:60.1Z", "2026-01-02T03:04:05.Z", "2026-01-02T03:04:05Z",
+		"2026-01-02T03:04:05.678901+02:00", "2026-01-02T03:04:05,678Z", "0000-01-01T00:00:00.0Z", "1900-02-29T00:00:00.1Z",
+		"2000-02-29T00:00:00.12Z", "+026-01-02T03:04:05.1Z", "2026-0a-02T03:04:05.1Z", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := credoTime(s), credoTimeSlow(s); got != want {
+			t.Fatalf("credoTime(%q) = %q, time.Parse and Format give %q", s, got, want)
+		}
+	})
 }
