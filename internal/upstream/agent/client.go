@@ -54,6 +54,11 @@ type Client struct {
 	// host is the Host of every request, as http.NewRequest derives it
 	// from the base URL.
 	host string
+	// basePath and baseRawPath are the base URL's path and escaped path
+	// without a trailing slash; plainBase says the path needs no escaping
+	// (callURL).
+	basePath, baseRawPath string
+	plainBase             bool
 }
 
 // NewClient returns a Client for the agent at base. rt carries the
@@ -73,11 +78,15 @@ func NewClient(base *url.URL, rt http.RoundTripper, timeout time.Duration, maxBo
 	if r, err := http.NewRequest(http.MethodGet, base.String(), nil); err == nil {
 		host = r.Host
 	}
+	basePath := strings.TrimSuffix(base.Path, "/")
 	return &Client{
 		base: base, rt: rt, timeout: timeout, maxBody: maxBody, logger: logger,
-		backoff:  func(n int) time.Duration { return time.Duration(n) * 50 * time.Millisecond },
-		callBase: context.WithValue(context.Background(), caddy.ReplacerCtxKey, caddy.NewReplacer()),
-		host:     host,
+		backoff:     func(n int) time.Duration { return time.Duration(n) * 50 * time.Millisecond },
+		callBase:    context.WithValue(context.Background(), caddy.ReplacerCtxKey, caddy.NewReplacer()),
+		host:        host,
+		basePath:    basePath,
+		baseRawPath: strings.TrimSuffix(base.EscapedPath(), "/"),
+		plainBase:   base.RawPath == "" && plainPath(basePath),
 	}
 }
 
@@ -213,13 +222,13 @@ var jsonType = []string{"application/json"}
 // makes), through the string elsewhere.
 func (c *Client) callURL(req Request) (*url.URL, error) {
 	u := *c.base
-	u.Path = strings.TrimSuffix(c.base.Path, "/") + req.Path
-	u.RawPath = strings.TrimSuffix(c.base.EscapedPath(), "/") + req.Path
+	u.Path = c.basePath + req.Path
 	u.RawQuery = req.Query.Encode()
-	if c.base.RawPath == "" && plainPath(u.Path) {
+	if c.plainBase && plainPath(req.Path) {
 		u.RawPath = "" // as url.Parse leaves it for a path without escapes
 		return &u, nil
 	}
+	u.RawPath = c.baseRawPath + req.Path
 	return url.Parse(u.String())
 }
 
