@@ -44,6 +44,9 @@ type result struct {
 	// ServerCPUus is the server's CPU time per request (user + system):
 	// unlike req/s, it hardly moves with what else runs on the machine.
 	ServerCPUus float64 `json:"server_cpu_us_per_request,omitempty"`
+	// StubCPUus is the stub agent's CPU time per request: the machine's
+	// CPU it takes from the server and the load generator.
+	StubCPUus float64 `json:"stub_cpu_us_per_request,omitempty"`
 }
 
 func (r result) rps() float64 {

@@ -116,12 +116,14 @@ func (m *measurer) measure(t target) (result, int64, error) {
 			return result{}, 0, err
 		}
 	}
-	cpu0 := cpuTicks(pid)
+	stubPid := m.e.stubAgent.cmd.Process.Pid
+	cpu0, stub0 := cpuTicks(pid), cpuTicks(stubPid)
 	res, err := m.run(t, m.o.duration)
-	cpu1 := cpuTicks(pid)
+	cpu1, stub1 := cpuTicks(pid), cpuTicks(stubPid)
 	close(stop)
 	if res.Requests > 0 && !t.Durable {
 		res.ServerCPUus = float64(cpu1-cpu0) * 1e6 / clockTicks / float64(res.Requests)
+		res.StubCPUus = float64(stub1-stub0) * 1e6 / clockTicks / float64(res.Requests)
 	}
 	return res, <-peak, err
 }
@@ -160,7 +162,7 @@ func (m *measurer) measureInto(rep *report, t target) (result, error) {
 	tr := rep.Targets[t.Name]
 	tr.Rounds = append(tr.Rounds, res)
 	tr.PeakRSSKiB = max(tr.PeakRSSKiB, peak)
-	m.e.logf("  %-45s %9.0f/s  p50 %8.0fµs  p99 %8.0fµs  server CPU %5.0fµs/req", t.Label, res.rps(), res.P50us, res.P99us, res.ServerCPUus)
+	m.e.logf("  %-45s %9.0f/s  p50 %8.0fµs  p99 %8.0fµs  server CPU %5.0fµs/req  stub agent CPU %4.0fµs/req", t.Label, res.rps(), res.P50us, res.P99us, res.ServerCPUus, res.StubCPUus)
 	return res, nil
 }
 
@@ -171,6 +173,7 @@ func combine(a, b result) result {
 	return result{
 		Requests: a.Requests + b.Requests, Errors: a.Errors + b.Errors, Seconds: a.Seconds + b.Seconds,
 		P50us: (a.P50us + b.P50us) / 2, P99us: (a.P99us + b.P99us) / 2, ServerCPUus: (a.ServerCPUus + b.ServerCPUus) / 2,
+		StubCPUus: (a.StubCPUus + b.StubCPUus) / 2,
 	}
 }
 

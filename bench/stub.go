@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -19,7 +18,9 @@ import (
 // OpenAPI documents), so the agent costs as little as possible and what is
 // measured is proofgate. It keeps no state: a record id names the record,
 // and accept answers "done" every time, so one record can be accepted
-// under load. args[0] is the listen address.
+// under load. Answers are appended from templates, not marshalled (their
+// bytes are what json.Marshal made of them: stub_test.go), so the stub
+// takes as little of the machine as it can. args[0] is the listen address.
 func stub(args []string) error {
 	if len(args) != 1 {
 		return errors.New("stub: want the listen address")
@@ -28,6 +29,7 @@ func stub(args []string) error {
 	if err != nil {
 		return err
 	}
+	uuid.EnableRandPool()
 	srv := &http.Server{Handler: http.HandlerFunc(serveStub), ReadHeaderTimeout: 10 * time.Second}
 	return srv.Serve(ln)
 }
@@ -43,7 +45,7 @@ func serveStub(w http.ResponseWriter, r *http.Request) {
 	// credo-controller (didcomm layout, dedicated agent with a JWT)
 	case strings.HasPrefix(p, "/didcomm/proofs"):
 		if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ") {
-			stubJSON(w, http.StatusUnauthorized, map[string]string{"message": "Unauthorized"})
+			stubJSON(w, http.StatusUnauthorized, []byte(`{"message":"Unauthorized"}`))
 			return
 		}
 		credo(w, r, strings.TrimPrefix(p, "/didcomm/proofs"))
@@ -55,141 +57,162 @@ func serveStub(w http.ResponseWriter, r *http.Request) {
 		}
 		acapy(w, r, p)
 	default:
-		stubJSON(w, http.StatusNotFound, map[string]string{"message": "not found"})
+		stubJSON(w, http.StatusNotFound, []byte(`{"message":"not found"}`))
 	}
 }
 
-func stubJSON(w http.ResponseWriter, status int, v any) {
-	b, _ := json.Marshal(v)
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+var contentTypeJSON = []string{"application/json; charset=utf-8"}
+
+func stubJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header()["Content-Type"] = contentTypeJSON
 	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	_, _ = w.Write(body)
 }
 
 func credoNow() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z") }
 
-// credoRecord is a ProofExchangeRecord as credo-controller returns it.
-type credoRecord struct {
-	Tags            map[string]string `json:"_tags"`
-	Metadata        map[string]any    `json:"metadata"`
-	ID              string            `json:"id"`
-	CreatedAt       string            `json:"createdAt"`
-	UpdatedAt       string            `json:"updatedAt"`
-	ProtocolVersion string            `json:"protocolVersion"`
-	State           string            `json:"state"`
-	Role            string            `json:"role"`
-	ThreadID        string            `json:"threadId"`
-	IsVerified      *bool             `json:"isVerified,omitempty"`
+// credoRecord appends a ProofExchangeRecord as credo-controller returns it.
+func credoRecord(b []byte, id, thid, state string) []byte {
+	ts := credoNow()
+	b = append(b, `{"_tags":{"role":"verifier","state":"`...)
+	b = append(b, state...)
+	b = append(b, `","threadId":"`...)
+	b = append(b, thid...)
+	b = append(b, `"},"metadata":{},"id":"`...)
+	b = append(b, id...)
+	b = append(b, `","createdAt":"`...)
+	b = append(b, ts...)
+	b = append(b, `","updatedAt":"`...)
+	b = append(b, ts...)
+	b = append(b, `","protocolVersion":"v2","state":"`...)
+	b = append(b, state...)
+	b = append(b, `","role":"verifier","threadId":"`...)
+	b = append(b, thid...)
+	b = append(b, '"')
+	if state == "done" {
+		b = append(b, `,"isVerified":true`...)
+	}
+	return append(b, '}')
 }
 
-func newCredoRecord(id, thid, state string) credoRecord {
-	ts := credoNow()
-	rec := credoRecord{
-		Tags:     map[string]string{"state": state, "threadId": thid, "role": "verifier"},
-		Metadata: map[string]any{}, ID: id, CreatedAt: ts, UpdatedAt: ts,
-		ProtocolVersion: "v2", State: state, Role: "verifier", ThreadID: thid,
-	}
-	if state == "done" {
-		t := true
-		rec.IsVerified = &t
-	}
-	return rec
+// credoCreateAnswer is create-request-oob's answer.
+func credoCreateAnswer(host string) []byte {
+	thid, oobID := uuid.NewString(), uuid.NewString()
+	msg := make([]byte, 0, 192)
+	msg = append(msg, `{"@id":"`...)
+	msg = append(msg, uuid.NewString()...)
+	msg = append(msg, `","@type":"https://didcomm.org/present-proof/2.0/request-presentation","formats":[],"~thread":{"thid":"`...)
+	msg = append(msg, thid...)
+	msg = append(msg, `"}}`...)
+	inv := make([]byte, 0, 512)
+	inv = append(inv, `{"@id":"`...)
+	inv = append(inv, oobID...)
+	inv = append(inv, `","@type":"https://didcomm.org/out-of-band/1.1/invitation","accept":["didcomm/aip1","didcomm/aip2;env=rfc19"],"requests~attach":[{"@id":"request-0","data":{"base64":"`...)
+	inv = base64.StdEncoding.AppendEncode(inv, msg)
+	inv = append(inv, `"},"mime-type":"application/json"}],"services":["did:peer:2.stub"]}`...)
+	b := make([]byte, 0, 2*len(inv)+384)
+	b = append(b, `{"invitation":`...)
+	b = append(b, inv...)
+	b = append(b, `,"invitationDid":"did:peer:2.stub","invitationUrl":"http://`...)
+	b = append(b, host...)
+	b = append(b, `?oob=`...)
+	b = base64.RawURLEncoding.AppendEncode(b, inv)
+	b = append(b, `","outOfBandRecord":{"id":"`...)
+	b = append(b, uuid.NewString()...)
+	b = append(b, `","role":"sender","state":"await-response"},"proofRecordThId":"`...)
+	b = append(b, thid...)
+	return append(b, `"}`...)
 }
+
+// recordOfThread is the record id the stub gives thread thid (and back).
+func recordOfThread(thid string) string { return uuid.NewSHA1(threadNS, []byte(thid)).String() }
 
 func credo(w http.ResponseWriter, r *http.Request, rest string) {
 	switch {
 	case r.Method == http.MethodPost && rest == "/create-request-oob":
-		thid, oobID := uuid.NewString(), uuid.NewString()
-		msg, _ := json.Marshal(map[string]any{
-			"@type": "https://didcomm.org/present-proof/2.0/request-presentation", "@id": uuid.NewString(),
-			"~thread": map[string]string{"thid": thid}, "formats": []any{},
-		})
-		inv := map[string]any{
-			"@type": "https://didcomm.org/out-of-band/1.1/invitation", "@id": oobID,
-			"accept": []string{"didcomm/aip1", "didcomm/aip2;env=rfc19"}, "services": []string{"did:peer:2.stub"},
-			"requests~attach": []any{map[string]any{"@id": "request-0", "mime-type": "application/json",
-				"data": map[string]string{"base64": base64.StdEncoding.EncodeToString(msg)}}},
-		}
-		ib, _ := json.Marshal(inv)
-		stubJSON(w, http.StatusOK, map[string]any{
-			"invitationUrl":   "http://" + r.Host + "?oob=" + base64.RawURLEncoding.EncodeToString(ib),
-			"invitation":      json.RawMessage(ib),
-			"outOfBandRecord": map[string]any{"id": uuid.NewString(), "state": "await-response", "role": "sender"},
-			"invitationDid":   "did:peer:2.stub",
-			"proofRecordThId": thid,
-		})
+		stubJSON(w, http.StatusOK, credoCreateAnswer(r.Host))
 	case r.Method == http.MethodGet && rest == "":
 		thid := r.URL.Query().Get("threadId")
 		if thid == "" {
-			stubJSON(w, http.StatusOK, []any{})
+			stubJSON(w, http.StatusOK, []byte("[]"))
 			return
 		}
-		stubJSON(w, http.StatusOK, []credoRecord{newCredoRecord(uuid.NewSHA1(threadNS, []byte(thid)).String(), thid, "request-sent")})
+		b := credoRecord(append(make([]byte, 0, 512), '['), recordOfThread(thid), thid, "request-sent")
+		stubJSON(w, http.StatusOK, append(b, ']'))
 	case r.Method == http.MethodPost && strings.HasSuffix(rest, "/accept-presentation"):
 		id := strings.TrimSuffix(strings.TrimPrefix(rest, "/"), "/accept-presentation")
-		stubJSON(w, http.StatusOK, newCredoRecord(id, uuid.NewSHA1(threadNS, []byte(id)).String(), "done"))
+		stubJSON(w, http.StatusOK, credoRecord(make([]byte, 0, 512), id, recordOfThread(id), "done"))
 	case r.Method == http.MethodGet:
 		id := strings.TrimPrefix(rest, "/")
-		stubJSON(w, http.StatusOK, newCredoRecord(id, uuid.NewSHA1(threadNS, []byte(id)).String(), "presentation-received"))
+		stubJSON(w, http.StatusOK, credoRecord(make([]byte, 0, 512), id, recordOfThread(id), "presentation-received"))
 	default:
-		stubJSON(w, http.StatusNotFound, map[string]string{"message": "not found"})
+		stubJSON(w, http.StatusNotFound, []byte(`{"message":"not found"}`))
 	}
 }
 
 func acapyNow() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000000Z") }
 
-// presEx is a V20PresExRecord as ACA-Py returns it.
-type presEx struct {
-	PresExID    string `json:"pres_ex_id"`
-	ThreadID    string `json:"thread_id"`
-	Initiator   string `json:"initiator"`
-	Role        string `json:"role"`
-	State       string `json:"state"`
-	Verified    string `json:"verified,omitempty"`
-	CreatedAt   string `json:"created_at"`
-	UpdatedAt   string `json:"updated_at"`
-	Trace       bool   `json:"trace"`
-	AutoPresent bool   `json:"auto_present"`
-	AutoRemove  bool   `json:"auto_remove"`
+// presEx appends a V20PresExRecord as ACA-Py returns it.
+func presEx(b []byte, id, state string) []byte {
+	ts := acapyNow()
+	b = append(b, `{"pres_ex_id":"`...)
+	b = append(b, id...)
+	b = append(b, `","thread_id":"`...)
+	b = append(b, recordOfThread(id)...)
+	b = append(b, `","initiator":"self","role":"verifier","state":"`...)
+	b = append(b, state...)
+	b = append(b, '"')
+	if state == "done" {
+		b = append(b, `,"verified":"true"`...)
+	}
+	b = append(b, `,"created_at":"`...)
+	b = append(b, ts...)
+	b = append(b, `","updated_at":"`...)
+	b = append(b, ts...)
+	return append(b, `","trace":false,"auto_present":false,"auto_remove":false}`...)
 }
 
-func newPresEx(id, state string) presEx {
+// acapyInvitationAnswer is create-invitation's answer.
+func acapyInvitationAnswer(host string) []byte {
+	invID := uuid.NewString()
+	inv := make([]byte, 0, 384)
+	inv = append(inv, `{"@id":"`...)
+	inv = append(inv, invID...)
+	inv = append(inv, `","@type":"https://didcomm.org/out-of-band/1.1/invitation","accept":["didcomm/aip1","didcomm/aip2;env=rfc19"],"services":[{"id":"#inline","recipientKeys":["did:key:z6MkpTHR8VNsBxYAAWHut2Geadd9jSwuBV8xRoAnwWsdvktH"],"serviceEndpoint":"http://`...)
+	inv = append(inv, host...)
+	inv = append(inv, `","type":"did-communication"}]}`...)
 	ts := acapyNow()
-	px := presEx{PresExID: id, ThreadID: uuid.NewSHA1(threadNS, []byte(id)).String(), Initiator: "self",
-		Role: "verifier", State: state, CreatedAt: ts, UpdatedAt: ts}
-	if state == "done" {
-		px.Verified = "true"
-	}
-	return px
+	b := make([]byte, 0, 2*len(inv)+320)
+	b = append(b, `{"created_at":"`...)
+	b = append(b, ts...)
+	b = append(b, `","invi_msg_id":"`...)
+	b = append(b, invID...)
+	b = append(b, `","invitation":`...)
+	b = append(b, inv...)
+	b = append(b, `,"invitation_url":"http://`...)
+	b = append(b, host...)
+	b = append(b, `?oob=`...)
+	b = base64.RawURLEncoding.AppendEncode(b, inv)
+	b = append(b, `","oob_id":"`...)
+	b = append(b, uuid.NewString()...)
+	b = append(b, `","state":"initial","trace":false,"updated_at":"`...)
+	b = append(b, ts...)
+	return append(b, `"}`...)
 }
 
 func acapy(w http.ResponseWriter, r *http.Request, p string) {
 	rest, isRecord := strings.CutPrefix(p, "/present-proof-2.0/records/")
 	switch {
 	case r.Method == http.MethodPost && p == "/present-proof-2.0/create-request":
-		stubJSON(w, http.StatusOK, newPresEx(uuid.NewString(), "request-sent"))
+		stubJSON(w, http.StatusOK, presEx(make([]byte, 0, 384), uuid.NewString(), "request-sent"))
 	case r.Method == http.MethodPost && p == "/out-of-band/create-invitation":
-		invID := uuid.NewString()
-		inv := map[string]any{
-			"@type": "https://didcomm.org/out-of-band/1.1/invitation", "@id": invID,
-			"accept": []string{"didcomm/aip1", "didcomm/aip2;env=rfc19"},
-			"services": []any{map[string]any{"id": "#inline", "type": "did-communication",
-				"recipientKeys":   []string{"did:key:z6MkpTHR8VNsBxYAAWHut2Geadd9jSwuBV8xRoAnwWsdvktH"},
-				"serviceEndpoint": "http://" + r.Host}},
-		}
-		ib, _ := json.Marshal(inv)
-		ts := acapyNow()
-		stubJSON(w, http.StatusOK, map[string]any{
-			"invi_msg_id": invID, "oob_id": uuid.NewString(), "state": "initial", "trace": false,
-			"invitation": json.RawMessage(ib), "invitation_url": "http://" + r.Host + "?oob=" + base64.RawURLEncoding.EncodeToString(ib),
-			"created_at": ts, "updated_at": ts,
-		})
+		stubJSON(w, http.StatusOK, acapyInvitationAnswer(r.Host))
 	case isRecord && r.Method == http.MethodPost && strings.HasSuffix(rest, "/verify-presentation"):
-		stubJSON(w, http.StatusOK, newPresEx(strings.TrimSuffix(rest, "/verify-presentation"), "done"))
+		stubJSON(w, http.StatusOK, presEx(make([]byte, 0, 384), strings.TrimSuffix(rest, "/verify-presentation"), "done"))
 	case isRecord && r.Method == http.MethodGet:
-		stubJSON(w, http.StatusOK, newPresEx(rest, "presentation-received"))
+		stubJSON(w, http.StatusOK, presEx(make([]byte, 0, 384), rest, "presentation-received"))
 	case isRecord && r.Method == http.MethodDelete:
-		stubJSON(w, http.StatusOK, map[string]any{})
+		stubJSON(w, http.StatusOK, []byte("{}"))
 	default:
 		http.Error(w, "404: Not Found", http.StatusNotFound)
 	}
