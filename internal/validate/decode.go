@@ -79,16 +79,17 @@ type pathNode struct {
 }
 
 func (p *pathNode) String() string {
-	return string(p.appendTo(nil))
+	return string(p.appendTo(nil, 0))
 }
 
-// appendTo appends the formatted path to b, which holds nothing else: it
-// is what key and index make of the chain, built in one buffer.
-func (p *pathNode) appendTo(b []byte) []byte {
+// appendTo appends the formatted path to b, whose path starts at b[start:]
+// (what precedes it is another message): it is what key and index make of
+// the chain, built in one buffer.
+func (p *pathNode) appendTo(b []byte, start int) []byte {
 	if p == nil {
 		return b
 	}
-	b = p.parent.appendTo(b)
+	b = p.parent.appendTo(b, start)
 	switch {
 	case p.isIdx:
 		b = append(b, '[')
@@ -98,7 +99,7 @@ func (p *pathNode) appendTo(b []byte) []byte {
 		b = append(b, '[')
 		b = strconv.AppendQuote(b, p.key)
 		return append(b, ']')
-	case len(b) > 0:
+	case len(b) > start:
 		b = append(b, '.')
 	}
 	return append(b, p.key...)

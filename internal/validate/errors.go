@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
@@ -23,29 +24,42 @@ func (e Errors) Error() string {
 	return strconv.Itoa(len(e)) + " problems: " + strings.Join(e, "; ")
 }
 
-// collector gathers problems while a request is walked.
+// collector gathers problems while a request is walked. The messages are
+// written back to back into one buffer (kept with the pooled parser, so a
+// rejected request formats its problems without allocating) and become
+// strings only in errors, all in one allocation.
 type collector struct {
-	msgs []string
+	text []byte // the messages, back to back
+	ends []int  // where each message ends in text
 }
 
+// add adds the problem of the field at path ("" is the body).
 func (c *collector) add(path, problem string) {
 	if path == "" {
 		path = "body"
 	}
-	c.msgs = append(c.msgs, path+": "+problem)
+	c.text = append(c.text, path...)
+	c.text = append(c.text, ": "...)
+	c.text = append(c.text, problem...)
+	c.ends = append(c.ends, len(c.text))
 }
 
-// at adds a problem of the value at path, building the message in one
-// allocation.
+// addMessage adds a message already written "fieldpath: problem".
+func (c *collector) addMessage(m string) {
+	c.text = append(c.text, m...)
+	c.ends = append(c.ends, len(c.text))
+}
+
+// at adds a problem of the value at path.
 func (c *collector) at(path *pathNode, problem string) {
-	var buf [160]byte
-	b := path.appendTo(buf[:0])
-	if len(b) == 0 {
-		b = append(b, "body"...)
+	start := len(c.text)
+	c.text = path.appendTo(c.text, start)
+	if len(c.text) == start {
+		c.text = append(c.text, "body"...)
 	}
-	b = append(b, ": "...)
-	b = append(b, problem...)
-	c.msgs = append(c.msgs, string(b))
+	c.text = append(c.text, ": "...)
+	c.text = append(c.text, problem...)
+	c.ends = append(c.ends, len(c.text))
 }
 
 // atKey adds a problem of member k of the object at path.
@@ -64,14 +78,59 @@ func (c *collector) addf(path, format string, args ...any) {
 	c.add(path, fmt.Sprintf(format, args...))
 }
 
-func (c *collector) empty() bool { return len(c.msgs) == 0 }
+func (c *collector) empty() bool { return len(c.ends) == 0 }
+
+// count is the number of problems added.
+func (c *collector) count() int { return len(c.ends) }
+
+// message returns problem i.
+func (c *collector) message(i int) []byte {
+	start := 0
+	if i > 0 {
+		start = c.ends[i-1]
+	}
+	return c.text[start:c.ends[i]]
+}
 
 // errors returns the problems sorted by path and without repeats, so the
-// answer to one body is always the same list.
+// answer to one body is always the same list. The list and the text of
+// its messages are two allocations, however many problems there are.
 func (c *collector) errors() Errors {
-	msgs := slices.Clone(c.msgs)
-	slices.Sort(msgs)
-	return Errors(slices.Compact(msgs))
+	if len(c.ends) == 0 {
+		return nil
+	}
+	var small [16]int
+	order := small[:0]
+	for i := range c.ends {
+		order = append(order, i)
+	}
+	slices.SortFunc(order, func(a, b int) int { return bytes.Compare(c.message(a), c.message(b)) })
+	order = slices.CompactFunc(order, func(a, b int) bool { return bytes.Equal(c.message(a), c.message(b)) })
+	size := 0
+	for _, i := range order {
+		size += len(c.message(i))
+	}
+	var text strings.Builder
+	text.Grow(size)
+	for _, i := range order {
+		text.Write(c.message(i))
+	}
+	all := text.String()
+	out := make(Errors, len(order))
+	for k, i := range order {
+		n := len(c.message(i))
+		out[k], all = all[:n], all[n:]
+	}
+	return out
+}
+
+// reset empties c for reuse, keeping its buffers unless they grew large.
+func (c *collector) reset() {
+	if cap(c.text) > maxPooledProblemText || cap(c.ends) > maxPooledProblems {
+		c.text, c.ends = nil, nil
+		return
+	}
+	c.text, c.ends = c.text[:0], c.ends[:0]
 }
 
 // key extends a field path with an object key: dotted when the key reads
