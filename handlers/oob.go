@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/proofgate/proofgate/internal/auth"
 	"github.com/proofgate/proofgate/internal/bodyread"
 	"github.com/proofgate/proofgate/internal/metrics"
 	"github.com/proofgate/proofgate/internal/validate"
@@ -152,7 +153,7 @@ func writeCreated(w http.ResponseWriter, data any) {
 // readJSONBody checks the content type (415) and reads the body up to the
 // size cap (413).
 func (g *Gateway) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	if !isJSON(r.Header.Get("Content-Type")) {
+	if !isJSON(auth.Header(r.Header, "Content-Type")) {
 		writeError(w, http.StatusUnsupportedMediaType, "Content-Type must be application/json")
 		return nil, false
 	}

@@ -83,15 +83,6 @@ func (c *collector) empty() bool { return len(c.ends) == 0 }
 // count is the number of problems added.
 func (c *collector) count() int { return len(c.ends) }
 
-// message returns problem i.
-func (c *collector) message(i int) []byte {
-	start := 0
-	if i > 0 {
-		start = c.ends[i-1]
-	}
-	return c.text[start:c.ends[i]]
-}
-
 // errors returns the problems sorted by path and without repeats, so the
 // answer to one body is always the same list. The list and the text of
 // its messages are two allocations, however many problems there are.
@@ -99,27 +90,28 @@ func (c *collector) errors() Errors {
 	if len(c.ends) == 0 {
 		return nil
 	}
-	var small [16]int
-	order := small[:0]
-	for i := range c.ends {
-		order = append(order, i)
+	var small [16][]byte
+	msgs := small[:0]
+	start := 0
+	for _, end := range c.ends {
+		msgs = append(msgs, c.text[start:end])
+		start = end
 	}
-	slices.SortFunc(order, func(a, b int) int { return bytes.Compare(c.message(a), c.message(b)) })
-	order = slices.CompactFunc(order, func(a, b int) bool { return bytes.Equal(c.message(a), c.message(b)) })
+	slices.SortFunc(msgs, bytes.Compare)
+	msgs = slices.CompactFunc(msgs, bytes.Equal)
 	size := 0
-	for _, i := range order {
-		size += len(c.message(i))
+	for _, m := range msgs {
+		size += len(m)
 	}
 	var text strings.Builder
 	text.Grow(size)
-	for _, i := range order {
-		text.Write(c.message(i))
+	for _, m := range msgs {
+		text.Write(m)
 	}
 	all := text.String()
-	out := make(Errors, len(order))
-	for k, i := range order {
-		n := len(c.message(i))
-		out[k], all = all[:n], all[n:]
+	out := make(Errors, len(msgs))
+	for k, m := range msgs {
+		out[k], all = all[:len(m)], all[len(m):]
 	}
 	return out
 }
