@@ -1,10 +1,10 @@
 package outbox
 
 import (
-	"fmt"
-
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/certmagic"
+
+	"github.com/proofgate/proofgate/internal/store"
 )
 
 // pool keeps one running deliverer per storage and namespace across config
@@ -39,9 +39,5 @@ func Release(key string) error {
 
 // StorageKey identifies a storage and a namespace in it, for Acquire.
 func StorageKey(storage certmagic.Storage, namespace string) string {
-	where := fmt.Sprintf("%T %p", storage, storage)
-	if s, ok := storage.(fmt.Stringer); ok {
-		where = fmt.Sprintf("%T %s", storage, s.String())
-	}
-	return "outbox:" + namespace + ":" + where
+	return "outbox:" + namespace + ":" + store.Identity(storage)
 }

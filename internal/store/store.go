@@ -36,6 +36,16 @@ func New(storage certmagic.Storage, namespace string) *Store {
 	return &Store{storage: storage, base: path.Join(Prefix, namespace)}
 }
 
+// Identity names a storage for keying state shared by everything that
+// uses it (caddy.UsagePool keys): its String when it has one (certmagic's
+// FileStorage gives its path), else its type and address.
+func Identity(storage certmagic.Storage) string {
+	if s, ok := storage.(fmt.Stringer); ok {
+		return fmt.Sprintf("%T %s", storage, s.String())
+	}
+	return fmt.Sprintf("%T %p", storage, storage)
+}
+
 // Key returns the full storage key of name. Names must be single path
 // segments; callers pass identifiers they generated or validated.
 func (s *Store) Key(name string) string {

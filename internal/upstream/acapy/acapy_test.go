@@ -399,7 +399,7 @@ func TestWalletTokens(t *testing.T) {
 		if ok, err := b.RecordOrgIn(ctx, other, res.ProofRecord.ID); err != nil || ok {
 			t.Errorf("remembered record for another org: %v, %v", ok, err)
 		}
-		if err := b.storage.Delete(ctx, "proofgate/upstream-records/"+res.ProofRecord.ID+".json"); err != nil {
+		if err := b.owners.Forget(ctx, res.ProofRecord.ID); err != nil {
 			t.Fatal(err)
 		}
 		if ok, err := b.RecordOrgIn(ctx, org, res.ProofRecord.ID); err != nil || !ok {

@@ -212,7 +212,7 @@ func TestRealACAPyMultitenant(t *testing.T) {
 	if _, err := b.AcceptPresentation(ctx, org1, res1.ProofRecord.ID); !errors.As(err, &conflict) || conflict.State != "request-sent" {
 		t.Errorf("early accept: %v", err)
 	}
-	if err := b.storage.Delete(ctx, "proofgate/upstream-records/"+res1.ProofRecord.ID+".json"); err != nil {
+	if err := b.owners.Forget(ctx, res1.ProofRecord.ID); err != nil {
 		t.Fatal(err)
 	}
 	if ok, err := b.RecordOrgIn(ctx, org1, res1.ProofRecord.ID); err != nil || !ok {

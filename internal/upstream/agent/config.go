@@ -51,6 +51,8 @@ type Config struct {
 	InsecureHTTP bool `json:"insecure_http,omitempty"`
 
 	base *url.URL
+	// owners is what Connect opened, closed by Cleanup.
+	owners *Ownership
 }
 
 // Provision resolves placeholders and builds the transport. secrets are
@@ -112,6 +114,10 @@ func (c *Config) Validate() error {
 
 // Cleanup closes the transport's idle connections.
 func (c *Config) Cleanup() error {
+	if c.owners != nil {
+		c.owners.Close()
+		c.owners = nil
+	}
 	if c.Transport != nil && c.Transport.Transport != nil {
 		return c.Transport.Cleanup()
 	}
@@ -286,9 +292,10 @@ type Parts struct {
 func (c *Config) Connect(ctx caddy.Context, kind string, fetch FetchFunc, storage certmagic.Storage) Parts {
 	client := NewClient(c.Base(), c.Transport, c.TimeoutOrDefault(), c.MaxResponseSize, ctx.Logger())
 	client.agent = AgentID(kind, c.Base())
+	c.owners = NewOwnership(storage, client.agent, ctx.Logger())
 	return Parts{
 		Client: client,
 		Tokens: NewTokens(c.TenantTokens, fetch),
-		Owners: NewOwnership(storage, client.agent),
+		Owners: c.owners,
 	}
 }

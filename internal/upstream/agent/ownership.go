@@ -3,94 +3,111 @@ package agent
 import (
 	"context"
 	"errors"
+	"path"
 	"time"
 
 	"github.com/caddyserver/certmagic"
+	"go.uber.org/zap"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/ownerlog"
 	"github.com/proofgate/proofgate/internal/store"
-	"github.com/proofgate/proofgate/internal/ttlcache"
 )
 
-// OwnershipNamespace is where record → org documents live:
-// proofgate/upstream-records/<record id>.json. All upstream backends share
-// it (record ids are UUIDs), so a record stays attributed when an org is
-// moved to another backend or an agent's url changes.
+// OwnershipNamespace is where record → org documents live, under
+// proofgate/upstream-records/: the log (log/, package ownerlog) and, read
+// only, the per-record documents <record id>.json of earlier versions. All
+// upstream backends share it (record ids are UUIDs), so a record stays
+// attributed when an org is moved to another backend or an agent's url
+// changes.
 const OwnershipNamespace = "upstream-records"
 
+// ownerLogDir is the log's directory (a storage key prefix).
+var ownerLogDir = path.Join(store.Prefix, OwnershipNamespace, "log")
+
 // Ownership remembers which org created each proof record through an
-// upstream agent, for authorizing 4.2.
+// upstream agent, for authorizing 4.2. The owners live in a group-committed
+// log with every owner in memory, so that remembering costs a share of one
+// durable write and authorizing costs no storage read.
 type Ownership struct {
-	st    *store.Store
-	agent string
-	// cache keeps recently written or read owners, so that accepting a
-	// record does not read its ownership document every time. Owners never
-	// change once written (Forget only undoes a create whose request
-	// failed, before any client learnt the record id), so an entry is
-	// never stale; storage stays the truth, and a miss reads it.
-	cache *ttlcache.Cache[Owner]
+	storage certmagic.Storage
+	log     *ownerlog.Log
+	// legacy reads the per-record documents earlier versions wrote.
+	legacy *store.Store
+	agent  string
 }
 
-// ownerCacheSize bounds the owners kept in memory (a few MiB at most, so
-// the cache never grows with the number of records); ownerCacheTTL only
-// lets idle entries go, since owners never change.
-const (
-	ownerCacheSize = 16384
-	ownerCacheTTL  = 24 * time.Hour
-)
-
-// Owner is one remembered record.
+// Owner is a per-record document of earlier versions.
 type Owner struct {
 	OrgID     string `json:"orgId"`
 	Tenant    string `json:"tenant,omitempty"`
-	Agent     string `json:"agent"` // backend type and url, for operators
+	Agent     string `json:"agent"`
 	ThreadID  string `json:"threadId,omitempty"`
 	CreatedAt string `json:"createdAt"`
 }
 
 // NewOwnership returns Ownership over storage; agent identifies the backend
-// in the documents it writes (e.g. "credo http://127.0.0.1:3000").
-func NewOwnership(storage certmagic.Storage, agent string) *Ownership {
-	return &Ownership{st: store.New(storage, OwnershipNamespace), agent: agent, cache: ttlcache.New[Owner](ownerCacheSize, ownerCacheTTL, 0)}
+// in the entries it writes (e.g. "credo http://127.0.0.1:3000"). Close
+// releases it.
+func NewOwnership(storage certmagic.Storage, agent string, logger *zap.Logger) *Ownership {
+	return &Ownership{
+		storage: storage,
+		log:     ownerlog.Acquire(storage, ownerLogDir, logger),
+		legacy:  store.New(storage, OwnershipNamespace),
+		agent:   agent,
+	}
 }
 
-// Remember records that org created the proof record id. It is one durable
-// write. A storage failure is ErrUnavailable: without it the record could
-// not be authorized later.
+// Close releases the log (it stays open while another config uses it).
+func (o *Ownership) Close() {
+	ownerlog.Release(o.storage, ownerLogDir)
+}
+
+// Remember records that org created the proof record id. It returns once
+// that is durable (one batch write shared with concurrent creates). A
+// storage failure is ErrUnavailable: without it the record could not be
+// authorized later.
 func (o *Ownership) Remember(ctx context.Context, id string, org backend.Org, threadID string) error {
-	doc := Owner{
-		OrgID: org.ID, Tenant: org.Tenant, Agent: o.agent, ThreadID: threadID,
+	err := o.log.Append(ownerlog.Entry{
+		ID: id, OrgID: org.ID, Tenant: org.Tenant, Agent: o.agent, ThreadID: threadID,
 		CreatedAt: time.Now().UTC().Format(backend.TimeFormat),
-	}
-	if err := o.st.Put(ctx, id, doc); err != nil {
+	})
+	if err != nil {
 		return errors.Join(backend.ErrUnavailable, err)
 	}
-	o.cache.Put(id, doc)
 	return nil
 }
 
-// Lookup returns the owner of record id, or backend.ErrNotFound when it was
-// not created through proofgate (or before ownership was kept).
-func (o *Ownership) Lookup(ctx context.Context, id string) (Owner, error) {
-	if doc, ok := o.cache.Peek(id); ok {
-		return doc, nil
+// lookup returns the org that created record id, or backend.ErrNotFound
+// when it was not created through proofgate. Memory answers; a miss reads
+// an earlier version's per-record document, then the log's documents
+// written since it was last read (by another instance sharing the
+// storage).
+func (o *Ownership) lookup(ctx context.Context, id string) (string, error) {
+	if org, ok := o.log.Get(id); ok {
+		return org, nil
 	}
 	var doc Owner
-	err := o.st.Get(ctx, id, &doc)
-	if errors.Is(err, store.ErrNotFound) {
-		return doc, backend.ErrNotFound
+	err := o.legacy.Get(ctx, id, &doc)
+	if err == nil {
+		o.log.Adopt(id, doc.OrgID)
+		return doc.OrgID, nil
 	}
-	if err != nil {
-		return doc, errors.Join(backend.ErrUnavailable, err)
+	if !errors.Is(err, store.ErrNotFound) {
+		return "", errors.Join(backend.ErrUnavailable, err)
 	}
-	o.cache.Put(id, doc)
-	return doc, nil
+	if err := o.log.Refresh(ctx); err != nil {
+		return "", errors.Join(backend.ErrUnavailable, err)
+	}
+	if org, ok := o.log.Get(id); ok {
+		return org, nil
+	}
+	return "", backend.ErrNotFound
 }
 
 // Forget drops what is remembered of record id (its request was undone).
 func (o *Ownership) Forget(ctx context.Context, id string) error {
-	o.cache.Delete(id)
-	if err := o.st.Delete(ctx, id); err != nil {
+	if err := o.log.Forget(id); err != nil {
 		return errors.Join(backend.ErrUnavailable, err)
 	}
 	return nil
@@ -99,11 +116,7 @@ func (o *Ownership) Forget(ctx context.Context, id string) error {
 // OrgOf returns the org that created record id through proofgate
 // (backend.Backend's RecordOrg for every upstream backend).
 func (o *Ownership) OrgOf(ctx context.Context, id string) (string, error) {
-	owner, err := o.Lookup(ctx, id)
-	if err != nil {
-		return "", err
-	}
-	return owner.OrgID, nil
+	return o.lookup(ctx, id)
 }
 
 // OwnedBy reports whether record id belongs to org: it was created through
@@ -112,9 +125,9 @@ func (o *Ownership) OrgOf(ctx context.Context, id string) (string, error) {
 // isolation makes that second answer an ownership proof; the handler asks
 // only where the org has its agent or tenant to itself.
 func (o *Ownership) OwnedBy(ctx context.Context, org backend.Org, id string, agentHolds func() (bool, error)) (bool, error) {
-	owner, err := o.Lookup(ctx, id)
+	owner, err := o.lookup(ctx, id)
 	if err == nil {
-		return owner.OrgID == org.ID, nil
+		return owner == org.ID, nil
 	}
 	if !errors.Is(err, backend.ErrNotFound) {
 		return false, err

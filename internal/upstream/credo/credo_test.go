@@ -223,7 +223,7 @@ func TestRecordOrgIn(t *testing.T) {
 
 	// Forget the ownership document: the org's agent is asked, and only
 	// the tenant that holds the record gets it.
-	if err := b.storage.Delete(ctx, "proofgate/upstream-records/"+res.ProofRecord.ID+".json"); err != nil {
+	if err := b.owners.Forget(ctx, res.ProofRecord.ID); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := b.RecordOrgIn(ctx, orgA, res.ProofRecord.ID); err != nil || !got {

@@ -369,20 +369,36 @@ func (c *Credo) serve(w http.ResponseWriter, r *http.Request) {
 
 func now() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z") }
 
-func (c *Credo) create(w http.ResponseWriter, r *http.Request, tenant string, body map[string]any) {
-	id, thid, oobID := uuid.NewString(), uuid.NewString(), uuid.NewString()
+// verifierRecord is a new proof record of the verifier, as credo-controller
+// answers it.
+func verifierRecord(id, thid string, protocolVersion any) map[string]any {
 	ts := now()
-	rec := map[string]any{
+	return map[string]any{
 		"_tags":           map[string]any{"state": "request-sent", "threadId": thid, "role": "verifier"},
 		"metadata":        map[string]any{},
 		"id":              id,
 		"createdAt":       ts,
 		"updatedAt":       ts,
-		"protocolVersion": body["protocolVersion"],
+		"protocolVersion": protocolVersion,
 		"state":           "request-sent",
 		"role":            "verifier",
 		"threadId":        thid,
 	}
+}
+
+// AddRecord makes a proof request in tenant's wallet as the agent's own
+// API would, not through proofgate, and returns its record id.
+func (c *Credo) AddRecord(tenant string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	id := uuid.NewString()
+	c.records[tenant][id] = verifierRecord(id, uuid.NewString(), "v2")
+	return id
+}
+
+func (c *Credo) create(w http.ResponseWriter, r *http.Request, tenant string, body map[string]any) {
+	id, thid, oobID := uuid.NewString(), uuid.NewString(), uuid.NewString()
+	rec := verifierRecord(id, thid, body["protocolVersion"])
 	for _, k := range []string{"parentThreadId", "autoAcceptProof"} {
 		if v, ok := body[k]; ok {
 			rec[k] = v

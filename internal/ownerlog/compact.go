@@ -1,0 +1,135 @@
+package ownerlog
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// maybeCompact starts a compaction in the background once compactAfter
+// documents it would merge have gathered, unless one is running.
+func (l *Log) maybeCompact() {
+	now := time.Now()
+	l.docsMu.Lock()
+	n := 0
+	for key, st := range l.docs {
+		if l.mergeable(key, st, now) {
+			n++
+		}
+	}
+	l.docsMu.Unlock()
+	if n < compactAfter {
+		return
+	}
+	l.compactMu.Lock()
+	if l.compacting {
+		l.compactMu.Unlock()
+		return
+	}
+	l.compacting = true
+	l.compactMu.Unlock()
+	go func() {
+		defer func() {
+			l.compactMu.Lock()
+			l.compacting = false
+			l.compactMu.Unlock()
+		}()
+		ctx, cancel := context.WithTimeout(context.Background(), 4*writeTimeout)
+		defer cancel()
+		if err := l.compact(ctx); err != nil {
+			l.logger.Warn("compacting the record owners failed; the documents stay as they are", zap.String("dir", l.dir), zap.Error(err))
+		}
+	}()
+}
+
+// compact merges every batch document, and every segment less than half
+// full, into as few segments as hold them, then deletes what it merged.
+// The segments are durable before anything is deleted, so an interruption
+// leaves entries held twice, never lost; an entry forgotten within the
+// merged documents is dropped, its tombstone kept (another document may
+// hold the entry too).
+func (l *Log) compact(ctx context.Context) error {
+	keys, err := l.list(ctx)
+	if err != nil {
+		return err
+	}
+	var merged document
+	var picked []string
+	now := time.Now()
+	for _, key := range keys {
+		st, _ := l.docState(key)
+		if !l.mergeable(key, st, now) {
+			continue
+		}
+		doc, err := l.read(ctx, key)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // merged by another instance meanwhile
+		}
+		if err != nil {
+			return err
+		}
+		merged.Owners = append(merged.Owners, doc.Owners...)
+		merged.Forgotten = append(merged.Forgotten, doc.Forgotten...)
+		picked = append(picked, key)
+	}
+	if len(picked) < 2 {
+		return nil
+	}
+	owners := dedupe(merged.Owners, merged.Forgotten)
+	for first := true; first || len(owners) > 0; first = false {
+		n := min(len(owners), segmentSize)
+		seg := document{Owners: owners[:n:n]}
+		if first {
+			seg.Forgotten = merged.Forgotten
+		}
+		owners = owners[n:]
+		if err := l.store(ctx, l.name('s'), seg); err != nil {
+			return err
+		}
+	}
+	for _, key := range picked {
+		if err := l.storage.Delete(ctx, key); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			l.logger.Warn("deleting a compacted owners document failed; its entries are held twice", zap.String("key", key), zap.Error(err))
+			continue
+		}
+		l.docsMu.Lock()
+		delete(l.docs, key)
+		l.docsMu.Unlock()
+	}
+	return nil
+}
+
+// dedupe returns owners without repeated ids and without forgotten ones.
+func dedupe(owners []Entry, forgotten []string) []Entry {
+	skip := make(map[string]struct{}, len(owners)+len(forgotten))
+	for _, id := range forgotten {
+		skip[id] = struct{}{}
+	}
+	out := owners[:0]
+	for _, e := range owners {
+		if _, seen := skip[e.ID]; seen {
+			continue
+		}
+		skip[e.ID] = struct{}{}
+		out = append(out, e)
+	}
+	return out
+}
+
+// mergeable reports whether compaction merges key: every batch; a segment
+// or an append file less than half full, an append file only once no
+// process can append to it any more (older than rotateAfter, settled).
+func (l *Log) mergeable(key string, st docState, now time.Time) bool {
+	switch kindOf(key) {
+	case 'b':
+		return true
+	case 'a':
+		if now.Sub(stampOf(key)) < rotateAfter+settled {
+			return false
+		}
+	}
+	return st.entries < segmentSize/2
+}

@@ -1,0 +1,384 @@
+// Package ownerlog remembers which org created each proof record, durably
+// and cheaply: concurrent creates share one storage write (group commit)
+// of a batch document, and an in-memory index of every remembered record,
+// rebuilt from storage at start, answers lookups without reading storage.
+//
+// The documents live in one storage directory. On certmagic's file_system
+// storage each process appends its commits, one document per line, to a
+// file of its own (a<time>-<random>.jsonl: an append and an fdatasync per
+// commit, no file created); on any other storage each commit is a batch
+// document (b<time>-<random>.json). Compaction merges batches, and the
+// small files of processes long gone, into segments (s<time>-<random>.json)
+// so that the number of documents, and the work of a start, stays small.
+// Every document is {"owners":[entry...],"forgotten":[id...]}: entries
+// never change once
+// written, a forgotten id (a tombstone) wins over its entry in any order,
+// so documents may be read in any order and an entry held twice (a
+// compaction interrupted, or two instances compacting at once) is
+// harmless. Instances sharing a storage see each other's records: a
+// lookup that misses reads the documents it has not seen yet.
+package ownerlog
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/certmagic"
+	"go.uber.org/zap"
+)
+
+// Entry is one remembered record: the org that created it, and what an
+// operator reading the documents wants to know about it.
+type Entry struct {
+	ID        string `json:"id"`
+	OrgID     string `json:"orgId"`
+	Tenant    string `json:"tenant,omitempty"`
+	Agent     string `json:"agent,omitempty"` // backend type and url
+	ThreadID  string `json:"threadId,omitempty"`
+	CreatedAt string `json:"createdAt,omitempty"`
+}
+
+// document is what one batch or segment holds.
+type document struct {
+	Owners    []Entry  `json:"owners"`
+	Forgotten []string `json:"forgotten,omitempty"`
+}
+
+// Limits and pacing.
+const (
+	// maxBatch bounds the entries of one commit.
+	maxBatch = 512
+	// writeTimeout bounds one storage write or read.
+	writeTimeout = 15 * time.Second
+	// compactAfter is the number of batch documents that starts a
+	// compaction; segmentSize the entries of a full segment.
+	compactAfter = 256
+	segmentSize  = 16384
+	// maxDocument bounds a document read back (a full segment is about
+	// 3 MiB).
+	maxDocument = 32 << 20
+)
+
+// Log is the owners of one storage directory. It is safe for concurrent
+// use; one Log serves every backend of a process that shares the storage
+// (see Acquire).
+type Log struct {
+	storage certmagic.Storage
+	dir     string
+	logger  *zap.Logger
+	idx     *index
+
+	// docs are the documents read or written.
+	docsMu sync.Mutex
+	docs   map[string]docState
+
+	// appender writes commits on file_system storage (nil on others).
+	appender *appender
+
+	commit  committer
+	refresh refresher
+
+	compactMu  sync.Mutex
+	compacting bool
+
+	// stamp makes document names unique and ordered within the process.
+	stampMu sync.Mutex
+	stamp   int64
+}
+
+// docState is what has been read of one document: its entries and, for
+// an append file, the bytes read so far (it may grow).
+type docState struct {
+	entries int
+	size    int
+}
+
+// open returns a Log over dir in storage and starts reading what is there.
+func open(storage certmagic.Storage, dir string, logger *zap.Logger) *Log {
+	if logger == nil {
+		logger = zap.NewNop()
+	}
+	l := &Log{storage: storage, dir: dir, logger: logger, idx: newIndex(), docs: make(map[string]docState)}
+	if files, ok := storage.(*certmagic.FileStorage); ok {
+		l.appender = &appender{log: l, path: files.Filename(dir)}
+	}
+	l.commit.log = l
+	l.refresh.log = l
+	l.refresh.request() // the first read of the directory, in the background
+	return l
+}
+
+// Get returns the org that created record id, from memory.
+func (l *Log) Get(id string) (string, bool) { return l.idx.get(id) }
+
+// Adopt puts id's org, learnt elsewhere, into memory (not storage).
+func (l *Log) Adopt(id, org string) { l.idx.adopt(id, org) }
+
+// Len is the number of records held in memory.
+func (l *Log) Len() int { return l.idx.len() }
+
+// Refresh reads the documents written since the directory was last read
+// (by other instances sharing the storage, or before the first read
+// finished). It waits for a reading that starts after the call, so a
+// record committed anywhere before the call is in memory when it returns
+// without error.
+func (l *Log) Refresh(ctx context.Context) error {
+	return l.refresh.wait(ctx)
+}
+
+// Append durably remembers e. It returns once e's batch is stored: with
+// many concurrent calls one storage write serves them all.
+func (l *Log) Append(e Entry) error {
+	return l.commit.submit(pending{entry: e})
+}
+
+// Forget durably forgets record id (a tombstone).
+func (l *Log) Forget(id string) error {
+	return l.commit.submit(pending{entry: Entry{ID: id}, forget: true})
+}
+
+// name returns a new document name of kind 'b' (batch), 's' (segment) or
+// 'a' (append file): a nanosecond stamp, increasing within the process,
+// and random bytes so that instances never collide.
+func (l *Log) name(kind byte) string {
+	l.stampMu.Lock()
+	now := time.Now().UnixNano()
+	if now <= l.stamp {
+		now = l.stamp + 1
+	}
+	l.stamp = now
+	l.stampMu.Unlock()
+	ext := ".json"
+	if kind == 'a' {
+		ext = ".jsonl"
+	}
+	return fmt.Sprintf("%s/%c%020d-%s%s", l.dir, kind, now, randomHex(4), ext)
+}
+
+// isDocument reports whether key names a document of this log.
+func (l *Log) isDocument(key string) bool {
+	if path.Dir(key) != l.dir {
+		return false
+	}
+	base := path.Base(key)
+	switch {
+	case len(base) < 22:
+		return false
+	case base[0] == 'b' || base[0] == 's':
+		return strings.HasSuffix(base, ".json")
+	case base[0] == 'a':
+		return strings.HasSuffix(base, ".jsonl")
+	}
+	return false
+}
+
+// kindOf returns the kind of a document's key: 'b', 's' or 'a'.
+func kindOf(key string) byte { return path.Base(key)[0] }
+
+// isBatch reports whether key names a batch document.
+func isBatch(key string) bool { return kindOf(key) == 'b' }
+
+// stampOf returns the time in a document's name.
+func stampOf(key string) time.Time {
+	base := path.Base(key)
+	n, err := strconv.ParseInt(base[1:21], 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
+}
+
+// fetch loads one document's bytes.
+func (l *Log) fetch(ctx context.Context, key string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
+	defer cancel()
+	b, err := l.storage.Load(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxDocument {
+		return nil, fmt.Errorf("ownerlog: %s is %d bytes, more than %d", key, len(b), maxDocument)
+	}
+	return b, nil
+}
+
+// read loads and decodes one document; an append file's complete lines
+// are read as one document.
+func (l *Log) read(ctx context.Context, key string) (document, error) {
+	var doc document
+	b, err := l.fetch(ctx, key)
+	if err != nil {
+		return doc, err
+	}
+	if kindOf(key) == 'a' {
+		eachLine(b, func(line document, _ error) {
+			doc.Owners = append(doc.Owners, line.Owners...)
+			doc.Forgotten = append(doc.Forgotten, line.Forgotten...)
+		})
+		return doc, nil
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return doc, fmt.Errorf("ownerlog: decoding %s: %w", key, err)
+	}
+	return doc, nil
+}
+
+// eachLine decodes every complete line of b (those that do not decode
+// come with their error) and returns the bytes they span: an incomplete
+// last line is left.
+func eachLine(b []byte, fn func(document, error)) int {
+	n := 0
+	for {
+		line, rest, complete := bytes.Cut(b, []byte{'\n'})
+		if !complete {
+			return n
+		}
+		var doc document
+		fn(doc, json.Unmarshal(line, &doc))
+		n += len(line) + 1
+		b = rest
+	}
+}
+
+// list returns the documents of the directory (none when it does not
+// exist yet).
+func (l *Log) list(ctx context.Context) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
+	defer cancel()
+	keys, err := l.storage.List(ctx, l.dir, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	docs := keys[:0]
+	for _, k := range keys {
+		if l.isDocument(k) {
+			docs = append(docs, k)
+		}
+	}
+	return docs, nil
+}
+
+// load reads every listed document not read yet and forgets the names of
+// documents gone (compacted, here or elsewhere: their entries are in a
+// segment). A document that vanishes between the listing and its reading
+// was compacted; the listing is taken again to find its segment.
+func (l *Log) load(ctx context.Context) error {
+	for attempt := 0; ; attempt++ {
+		keys, err := l.list(ctx)
+		if err != nil {
+			return fmt.Errorf("ownerlog: listing %s: %w", l.dir, err)
+		}
+		vanished := false
+		listed := make(map[string]struct{}, len(keys))
+		for _, key := range keys {
+			listed[key] = struct{}{}
+			var err error
+			if kindOf(key) == 'a' {
+				err = l.readLines(ctx, key)
+			} else if !l.known(key) {
+				err = l.readDocument(ctx, key)
+			}
+			if errors.Is(err, fs.ErrNotExist) {
+				vanished = true
+				continue
+			}
+			if err != nil {
+				return err
+			}
+		}
+		l.docsMu.Lock()
+		for key := range l.docs {
+			if _, ok := listed[key]; !ok {
+				delete(l.docs, key)
+			}
+		}
+		l.docsMu.Unlock()
+		if !vanished || attempt == 2 {
+			return nil
+		}
+	}
+}
+
+// readDocument reads a batch or a segment into memory.
+func (l *Log) readDocument(ctx context.Context, key string) error {
+	doc, err := l.read(ctx, key)
+	if err != nil {
+		return err
+	}
+	l.idx.add(doc.Owners, doc.Forgotten)
+	l.setDoc(key, docState{entries: len(doc.Owners)})
+	return nil
+}
+
+// readLines reads the lines added to an append file since it was last
+// read. An incomplete last line (being written, or cut by a crash before
+// its commit was acknowledged) is left for the next reading; a line that
+// does not decode is skipped with a warning.
+func (l *Log) readLines(ctx context.Context, key string) error {
+	st, _ := l.docState(key)
+	if l.appender != nil && l.appender.own(key) {
+		return nil // this process's own: in memory already
+	}
+	b, err := l.fetch(ctx, key)
+	if err != nil || len(b) <= st.size {
+		return err
+	}
+	st.size += eachLine(b[st.size:], func(doc document, err error) {
+		if err != nil {
+			l.logger.Warn("skipping an undecodable line of a record owners file", zap.String("key", key), zap.Error(err))
+			return
+		}
+		l.idx.add(doc.Owners, doc.Forgotten)
+		st.entries += len(doc.Owners)
+	})
+	l.setDoc(key, st)
+	return nil
+}
+
+// store writes doc durably under key and notes it as read.
+func (l *Log) store(ctx context.Context, key string, doc document) error {
+	if doc.Owners == nil {
+		doc.Owners = []Entry{}
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
+	defer cancel()
+	if err := l.storage.Store(ctx, key, b); err != nil {
+		return err
+	}
+	l.setDoc(key, docState{entries: len(doc.Owners)})
+	return nil
+}
+
+func (l *Log) known(key string) bool {
+	_, ok := l.docState(key)
+	return ok
+}
+
+func (l *Log) docState(key string) (docState, bool) {
+	l.docsMu.Lock()
+	defer l.docsMu.Unlock()
+	st, ok := l.docs[key]
+	return st, ok
+}
+
+func (l *Log) setDoc(key string, st docState) {
+	l.docsMu.Lock()
+	l.docs[key] = st
+	l.docsMu.Unlock()
+}
