@@ -48,15 +48,11 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 		writeError(w, http.StatusBadRequest, []string{"requestType: give it once"})
 		return
 	}
-	req, err := g.Validator.OOB(requestType, body)
-	if err != nil {
-		// OOB reports problems as validate.Errors itself, never wrapped.
-		if problems, ok := err.(validate.Errors); ok {
-			metrics.ValidationFailures(problems)
-			writeProblems(w, http.StatusBadRequest, problems)
-			return
-		}
-		WriteInternalError(w, g.Logger, err.Error())
+	// The request shares body's memory; body is not modified after this.
+	req, problems := g.Validator.CheckOOB(requestType, body)
+	if problems != nil {
+		metrics.ValidationFailures(problems)
+		writeProblems(w, http.StatusBadRequest, problems)
 		return
 	}
 	if len(req.Emails) > 0 && g.Mail == nil {
