@@ -21,6 +21,14 @@ targets=(
 	"./internal/shorturl FuzzResolve"
 	"./internal/idempotency FuzzParseKey"
 	"./internal/didcomm FuzzUnpack"
+	"./internal/upstream/agent FuzzAppendIndyRequest"
+	"./internal/upstream/agent/jsonpick FuzzValid"
+	"./internal/upstream/agent/jsonpick FuzzObject"
+	"./internal/upstream/agent/jsonpick FuzzArray"
+	"./internal/upstream/credo FuzzReadRecord"
+	"./internal/upstream/credo FuzzReadCreateAnswer"
+	"./internal/upstream/acapy FuzzReadAnswers"
+	"./internal/upstream/acapy FuzzCredoTime"
 )
 # Go before 1.27 can report "context deadline exceeded" when -fuzztime
 # ends while a worker is mid-input (go.dev/issue/75804): a race in its

@@ -58,6 +58,9 @@ type Backend struct {
 	// notReady holds the records an accept found not yet
 	// presentation-received (AcceptPresentation).
 	notReady *ttlcache.Cache[struct{}]
+	// keyHeader holds the admin API key header (authorize), made once:
+	// the client only reads a request's headers.
+	keyHeader http.Header
 }
 
 // CaddyModule returns the Caddy module information.
@@ -90,6 +93,8 @@ func (b *Backend) Provision(ctx caddy.Context) error {
 	parts := b.Connect(ctx, "acapy", fetch, b.storage)
 	b.client, b.tokens, b.owners = parts.Client, parts.Tokens, parts.Owners
 	b.notReady = ttlcache.New[struct{}](notReadySize, notReadyTTL, 0)
+	b.keyHeader = http.Header{}
+	b.authorize(b.keyHeader)
 	return nil
 }
 

@@ -2,7 +2,6 @@ package acapy
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 
 	"go.uber.org/zap"
@@ -10,12 +9,6 @@ import (
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/upstream/agent"
 )
-
-// invitationRecord is what proofgate reads of ACA-Py's InvitationRecord.
-type invitationRecord struct {
-	Invitation    json.RawMessage `json:"invitation"`
-	InvitationURL string          `json:"invitation_url"`
-}
 
 // SendOutOfBandRequest creates the presentation request, then an
 // out-of-band invitation carrying it. If the invitation cannot be made,
@@ -25,7 +18,7 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 	if err != nil {
 		return backend.OOBResult{}, err
 	}
-	call := agent.Request{Method: http.MethodPost, Path: "/present-proof-2.0/create-request", Body: body}
+	call := agent.Request{Method: http.MethodPost, Path: "/present-proof-2.0/create-request", JSON: body}
 	resp, err := b.do(ctx, org, call)
 	if err != nil {
 		return backend.OOBResult{}, err
@@ -38,18 +31,21 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 		return backend.OOBResult{}, b.client.BadAnswer(call, err.Error())
 	}
 
-	icall := agent.Request{Method: http.MethodPost, Path: "/out-of-band/create-invitation", Body: b.buildInvitation(org, req, rec.ID)}
+	icall := agent.Request{Method: http.MethodPost, Path: "/out-of-band/create-invitation", JSON: b.buildInvitation(org, req, rec.ID)}
 	iresp, err := b.do(ctx, org, icall)
 	if err == nil && iresp.Status/100 != 2 {
 		err = b.client.StatusError(icall, iresp, false)
 	}
 	var inv invitationRecord
-	var msg struct {
-		ID string `json:"@id"`
-	}
-	if err == nil && (json.Unmarshal(iresp.Body, &inv) != nil || json.Unmarshal(inv.Invitation, &msg) != nil ||
-		msg.ID == "" || inv.InvitationURL == "") {
-		err = b.client.BadAnswer(icall, "create-invitation answer without invitation or invitation_url")
+	var oobID string
+	if err == nil {
+		var ok bool
+		if inv, ok = readInvitationRecord(iresp.Body); ok {
+			oobID, ok = agent.MessageID(inv.Invitation)
+		}
+		if !ok || oobID == "" || inv.InvitationURL == "" {
+			err = b.client.BadAnswer(icall, "create-invitation answer without invitation or invitation_url")
+		}
 	}
 	if err != nil {
 		b.discard(org, rec.ID)
@@ -65,7 +61,7 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 	return backend.OOBResult{
 		ProofRecord:   rec,
 		Invitation:    inv.Invitation,
-		OutOfBandID:   msg.ID,
+		OutOfBandID:   oobID,
 		InvitationURL: inv.InvitationURL,
 	}, nil
 }

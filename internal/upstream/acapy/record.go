@@ -2,7 +2,6 @@ package acapy
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"regexp"
@@ -12,26 +11,13 @@ import (
 	"github.com/proofgate/proofgate/internal/upstream/agent"
 )
 
-// presEx is what proofgate reads of ACA-Py's V20PresExRecord.
-type presEx struct {
-	PresExID     string `json:"pres_ex_id"`
-	ConnectionID string `json:"connection_id"`
-	ThreadID     string `json:"thread_id"`
-	State        string `json:"state"`
-	Role         string `json:"role"`
-	Verified     string `json:"verified"`
-	ErrorMsg     string `json:"error_msg"`
-	CreatedAt    string `json:"created_at"`
-	UpdatedAt    string `json:"updated_at"`
-}
-
 // normalize maps a V20PresExRecord to Credo's ProofExchangeRecord shape:
 // pres_ex_id → id, thread_id → threadId, created_at → createdAt (Credo's
 // millisecond ISO form), verified "true"/"false" → isVerified. The state
 // names are the same RFC 0454 names in both.
 func normalize(raw []byte) (backend.ProofRecord, error) {
-	var px presEx
-	if err := json.Unmarshal(raw, &px); err != nil {
+	px, ok := readPresEx(raw)
+	if !ok {
 		return backend.ProofRecord{}, errors.New("presentation exchange record is not a JSON object")
 	}
 	if !isUUID4(px.PresExID) || px.ThreadID == "" || px.State == "" {
@@ -41,13 +27,16 @@ func normalize(raw []byte) (backend.ProofRecord, error) {
 		Metadata:        map[string]any{},
 		ID:              px.PresExID,
 		CreatedAt:       credoTime(px.CreatedAt),
-		UpdatedAt:       credoTime(px.UpdatedAt),
 		ConnectionID:    px.ConnectionID,
 		ThreadID:        px.ThreadID,
 		ProtocolVersion: backend.ProtocolV2,
 		State:           px.State,
 		Role:            px.Role,
 		ErrorMessage:    px.ErrorMsg,
+	}
+	rec.UpdatedAt = rec.CreatedAt // a new record's are the same
+	if px.UpdatedAt != px.CreatedAt {
+		rec.UpdatedAt = credoTime(px.UpdatedAt)
 	}
 	if rec.Role == "" {
 		rec.Role = backend.RoleVerifier
@@ -72,6 +61,9 @@ var timeLayouts = []string{
 }
 
 func credoTime(s string) string {
+	if t, ok := credoTimeFast(s); ok {
+		return t
+	}
 	for _, l := range timeLayouts {
 		if t, err := time.Parse(l, s); err == nil {
 			return t.UTC().Format(backend.TimeFormat)
@@ -193,4 +185,49 @@ func (b *Backend) RecordOrgIn(ctx context.Context, org backend.Org, id string) (
 		}
 		return err == nil, err
 	})
+}
+
+// credoTimeFast is credoTime for the form ACA-Py writes,
+// "2021-12-31T23:59:59.123456Z" (or with a space): checked as time.Parse
+// checks it (ranges, the day in its month) and cut to milliseconds as
+// Format cuts them, without either. ok is false for any other form
+// (FuzzCredoTime holds it to credoTime's layouts).
+func credoTimeFast(s string) (string, bool) {
+	if len(s) < 22 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') ||
+		s[13] != ':' || s[16] != ':' || s[19] != '.' || s[len(s)-1] != 'Z' {
+		return "", false
+	}
+	num := func(i, n int) int {
+		v := 0
+		for _, c := range []byte(s[i : i+n]) {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v
+	}
+	year, month, day := num(0, 4), num(5, 2), num(8, 2)
+	hour, minute, second := num(11, 2), num(14, 2), num(17, 2)
+	frac := s[20 : len(s)-1]
+	if year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 ||
+		minute < 0 || minute > 59 || second < 0 || second > 59 || num(20, len(frac)) < 0 {
+		return "", false
+	}
+	days := [13]int{0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}[month]
+	if month == 2 && year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+		days = 29
+	}
+	if day > days {
+		return "", false
+	}
+	var b [24]byte
+	out := append(b[:0], s[:10]...)
+	out = append(out, 'T')
+	out = append(out, s[11:19]...)
+	out = append(out, '.')
+	out = append(out, frac[:min(3, len(frac))]...)
+	out = append(out, "00"[:max(0, 3-len(frac))]...)
+	out = append(out, 'Z')
+	return string(out), true
 }

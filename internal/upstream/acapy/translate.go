@@ -12,35 +12,6 @@ import (
 	"github.com/proofgate/proofgate/internal/upstream/agent"
 )
 
-// createRequest is ACA-Py's V20PresCreateRequestRequest.
-type createRequest struct {
-	PresentationRequest map[string]any `json:"presentation_request"`
-	Comment             string         `json:"comment,omitempty"`
-	AutoVerify          *bool          `json:"auto_verify,omitempty"`
-	// AutoRemove is always false: ACA-Py otherwise deletes the record as
-	// soon as it is done (unless started with --preserve-exchange-records),
-	// and answers the accept with state "deleted"; proofgate needs the
-	// record for the answer, a second accept's 409 and ownership checks,
-	// as Credo keeps it.
-	AutoRemove bool `json:"auto_remove"`
-	Trace      bool `json:"trace"`
-}
-
-// createInvitation is ACA-Py's InvitationCreateRequest for a connectionless
-// request: the presentation request as attachment, no handshake.
-type createInvitation struct {
-	Attachments  []attachmentDef `json:"attachments"`
-	MyLabel      string          `json:"my_label,omitempty"`
-	GoalCode     string          `json:"goal_code,omitempty"`
-	UsePublicDID bool            `json:"use_public_did,omitempty"`
-	UseDID       string          `json:"use_did,omitempty"`
-}
-
-type attachmentDef struct {
-	ID   string `json:"id"`
-	Type string `json:"type"`
-}
-
 // isUUID4 tells whether s has the pattern ACA-Py's schemas put on
 // presentation definition ids, challenges and record ids:
 // ^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-4[a-fA-F0-9]{3}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}$
@@ -65,34 +36,36 @@ func isUUID4(s string) bool {
 	return true
 }
 
-// buildCreate translates the validated request, or says why ACA-Py cannot
-// serve it.
-func buildCreate(req backend.OOBRequest) (createRequest, error) {
+// buildCreate translates the validated request into ACA-Py's
+// V20PresCreateRequestRequest, or says why ACA-Py cannot serve it. It is
+// written by hand: the bytes json.Marshal wrote of it
+// (TestRequestBodyBytes holds it to that). auto_remove is always false:
+// ACA-Py otherwise deletes the record as soon as it is done (unless
+// started with --preserve-exchange-records), and answers the accept with
+// state "deleted"; proofgate needs the record for the answer, a second
+// accept's 409 and ownership checks, as Credo keeps it.
+func buildCreate(req backend.OOBRequest) ([]byte, error) {
 	if req.ProtocolVersion == backend.ProtocolV1 {
 		// present-proof 1.0 left ACA-Py in 1.5.0.
-		return createRequest{}, &agent.UnsupportedError{Field: "protocolVersion", Message: "v1 is not served by the org's agent (ACA-Py); use v2"}
+		return nil, &agent.UnsupportedError{Field: "protocolVersion", Message: "v1 is not served by the org's agent (ACA-Py); use v2"}
 	}
-	body := createRequest{Comment: req.Comment}
-	switch req.AutoAcceptProof {
-	case "always", "contentApproved":
-		// ACA-Py's verifier either verifies on receipt or waits: a
-		// presentation that verifies is one whose content matches.
-		t := true
-		body.AutoVerify = &t
-	case "never":
-		f := false
-		body.AutoVerify = &f
-	}
+	out := make([]byte, 0, 512)
+	out = append(out, `{"presentation_request":`...)
 	switch req.RequestType {
 	case backend.RequestPresentationExchange:
 		def, err := difDefinition(req.PresentationDefinition)
 		if err != nil {
-			return createRequest{}, err
+			return nil, err
 		}
-		body.PresentationRequest = map[string]any{"dif": map[string]any{
-			"options":                 map[string]any{"challenge": uuid.NewString()},
-			"presentation_definition": def,
-		}}
+		enc, err := json.Marshal(def)
+		if err != nil {
+			return nil, fmt.Errorf("encoding request to agent: %w", err)
+		}
+		out = append(out, `{"dif":{"options":{"challenge":`...)
+		out = agent.AppendString(out, uuid.NewString())
+		out = append(out, `},"presentation_definition":`...)
+		out = append(out, enc...)
+		out = append(out, "}}"...)
 	default:
 		indy := *req.Indy
 		if indy.RequestedAttributes == nil {
@@ -108,16 +81,30 @@ func buildCreate(req backend.OOBRequest) (createRequest, error) {
 		sort.Strings(refs)
 		for _, ref := range refs {
 			if a := indy.RequestedAttributes[ref]; len(a.Names) > 0 && len(a.Restrictions) == 0 {
-				return createRequest{}, &agent.UnsupportedError{
+				return nil, &agent.UnsupportedError{
 					Field:   "proofFormats.indy.requested_attributes." + ref + ".restrictions",
 					Message: "the org's agent (ACA-Py) requires restrictions with names",
 				}
 			}
 		}
 		// ACA-Py adds the nonce.
-		body.PresentationRequest = map[string]any{"indy": indy}
+		out = append(out, `{"indy":`...)
+		out = agent.AppendIndyRequest(out, &indy)
+		out = append(out, '}')
 	}
-	return body, nil
+	if req.Comment != "" {
+		out = append(out, `,"comment":`...)
+		out = agent.AppendString(out, req.Comment)
+	}
+	switch req.AutoAcceptProof {
+	case "always", "contentApproved":
+		// ACA-Py's verifier either verifies on receipt or waits: a
+		// presentation that verifies is one whose content matches.
+		out = append(out, `,"auto_verify":true`...)
+	case "never":
+		out = append(out, `,"auto_verify":false`...)
+	}
+	return append(out, `,"auto_remove":false,"trace":false}`...), nil
 }
 
 // difDefinition adapts a DIF presentation definition to what ACA-Py's
@@ -150,12 +137,22 @@ func difDefinition(raw json.RawMessage) (map[string]any, error) {
 	return def, nil
 }
 
-// buildInvitation asks for an invitation carrying the request pres.
-func (b *Backend) buildInvitation(org backend.Org, req backend.OOBRequest, presExID string) createInvitation {
-	inv := createInvitation{
-		Attachments: []attachmentDef{{ID: presExID, Type: "present-proof"}},
-		MyLabel:     req.Label,
-		GoalCode:    req.GoalCode,
+// buildInvitation asks for an invitation carrying the request presExID:
+// ACA-Py's InvitationCreateRequest for a connectionless request (the
+// presentation request as attachment, no handshake), written by hand as
+// json.Marshal wrote it (TestRequestBodyBytes).
+func (b *Backend) buildInvitation(org backend.Org, req backend.OOBRequest, presExID string) []byte {
+	out := make([]byte, 0, 192+len(req.Label)+len(req.GoalCode))
+	out = append(out, `{"attachments":[{"id":`...)
+	out = agent.AppendString(out, presExID)
+	out = append(out, `,"type":"present-proof"}]`...)
+	if req.Label != "" {
+		out = append(out, `,"my_label":`...)
+		out = agent.AppendString(out, req.Label)
+	}
+	if req.GoalCode != "" {
+		out = append(out, `,"goal_code":`...)
+		out = agent.AppendString(out, req.GoalCode)
 	}
 	if req.ReuseConnection {
 		did := b.InvitationDID
@@ -165,10 +162,11 @@ func (b *Backend) buildInvitation(org backend.Org, req backend.OOBRequest, presE
 		switch did {
 		case "":
 		case "public":
-			inv.UsePublicDID = true
+			out = append(out, `,"use_public_did":true`...)
 		default:
-			inv.UseDID = did
+			out = append(out, `,"use_did":`...)
+			out = agent.AppendString(out, did)
 		}
 	}
-	return inv
+	return append(out, '}')
 }

@@ -46,10 +46,19 @@ type Client struct {
 	agent string
 	// backoff is the pause before retry n (1-based); tests shorten it.
 	backoff func(n int) time.Duration
-	// repl is the replacer every call's context carries (detach). The
-	// transport only reads it (TLS server_name placeholders), so one is
-	// shared instead of a new one per call.
-	repl *caddy.Replacer
+	// callBase is the context every call's context starts from (detach):
+	// a replacer and nothing else. The transport only reads the replacer
+	// (TLS server_name placeholders), so one is shared instead of a new
+	// one per call.
+	callBase context.Context
+	// host is the Host of every request, as http.NewRequest derives it
+	// from the base URL.
+	host string
+	// basePath and baseRawPath are the base URL's path and escaped path
+	// without a trailing slash; plainBase says the path needs no escaping
+	// (callURL).
+	basePath, baseRawPath string
+	plainBase             bool
 }
 
 // NewClient returns a Client for the agent at base. rt carries the
@@ -65,10 +74,19 @@ func NewClient(base *url.URL, rt http.RoundTripper, timeout time.Duration, maxBo
 	if logger == nil {
 		logger = zap.NewNop()
 	}
+	host := base.Host
+	if r, err := http.NewRequest(http.MethodGet, base.String(), nil); err == nil {
+		host = r.Host
+	}
+	basePath := strings.TrimSuffix(base.Path, "/")
 	return &Client{
 		base: base, rt: rt, timeout: timeout, maxBody: maxBody, logger: logger,
-		backoff: func(n int) time.Duration { return time.Duration(n) * 50 * time.Millisecond },
-		repl:    caddy.NewReplacer(),
+		backoff:     func(n int) time.Duration { return time.Duration(n) * 50 * time.Millisecond },
+		callBase:    context.WithValue(context.Background(), caddy.ReplacerCtxKey, caddy.NewReplacer()),
+		host:        host,
+		basePath:    basePath,
+		baseRawPath: strings.TrimSuffix(base.EscapedPath(), "/"),
+		plainBase:   base.RawPath == "" && plainPath(basePath),
 	}
 }
 
@@ -83,11 +101,16 @@ type Request struct {
 	Method string
 	// Path is relative to the base URL, starts with "/", and has every
 	// caller-supplied segment escaped (url.PathEscape).
-	Path   string
-	Query  url.Values
+	Path  string
+	Query url.Values
+	// Header is only read (Do and DoTenant copy it), so a backend may
+	// pass one map to every call.
 	Header http.Header
 	// Body is sent as JSON when not nil.
 	Body any
+	// JSON is a body already encoded (compact JSON), sent instead of Body:
+	// the backends write their hot requests by hand.
+	JSON []byte
 	// Idempotent calls are retried after any transport error; the others
 	// only when the connection was never made (a dial error), because only
 	// then is it certain the agent did not act on them.
@@ -106,24 +129,35 @@ type Response struct {
 // ErrUnavailable (the agent could not be reached), or *UpstreamError
 // (the connection failed mid-call or the answer was unreadable).
 func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
-	var body []byte
-	if req.Body != nil {
+	body := req.JSON
+	if body == nil && req.Body != nil {
 		var err error
 		if body, err = json.Marshal(req.Body); err != nil {
 			return nil, fmt.Errorf("encoding request to agent: %w", err)
 		}
 	}
-	u := *c.base
-	u.Path = strings.TrimSuffix(c.base.Path, "/") + req.Path
-	u.RawPath = strings.TrimSuffix(c.base.EscapedPath(), "/") + req.Path
-	u.RawQuery = req.Query.Encode()
+	u, uerr := c.callURL(req)
+	// The transport only reads the headers, so every attempt sends the
+	// same map.
+	hdr := make(http.Header, len(req.Header)+2)
+	for k, vs := range req.Header {
+		hdr[k] = vs
+	}
+	hdr["Accept"] = jsonType
+	if body != nil {
+		hdr["Content-Type"] = jsonType
+	}
 
-	callCtx, cancel := detach(ctx, c.repl, c.timeout)
+	callCtx, cancel := detach(ctx, c.callBase, c.timeout)
 	defer cancel()
 
 	for attempt := 1; ; attempt++ {
 		began := time.Now()
-		resp, err := c.once(callCtx, req, &u, body)
+		var resp *Response
+		err := uerr
+		if err == nil {
+			resp, err = c.once(callCtx, req.Method, u, hdr, body)
+		}
 		c.observe(req, resp, err, time.Since(began))
 		if err == nil {
 			return resp, nil
@@ -178,28 +212,61 @@ func (c *Client) observe(req Request, resp *Response, err error, d time.Duration
 	metrics.ObserveAgentCall(agent, req.Method, req.Path, status, d)
 }
 
-func (c *Client) once(ctx context.Context, req Request, u *url.URL, body []byte) (*Response, error) {
-	var rd io.Reader
+// jsonType is the value of the Accept and Content-Type headers: shared
+// by every request, which the transport only reads.
+var jsonType = []string{"application/json"}
+
+// callURL is the URL of req: the base URL's path, then req.Path and the
+// query. It is the URL http.NewRequest would parse from its string form,
+// built directly where the path needs no escaping (the calls proofgate
+// makes), through the string elsewhere.
+func (c *Client) callURL(req Request) (*url.URL, error) {
+	u := *c.base
+	u.Path = c.basePath + req.Path
+	u.RawQuery = req.Query.Encode()
+	if c.plainBase && plainPath(req.Path) {
+		u.RawPath = "" // as url.Parse leaves it for a path without escapes
+		return &u, nil
+	}
+	u.RawPath = c.baseRawPath + req.Path
+	return url.Parse(u.String())
+}
+
+// plainPath tells whether p is written the same escaped and unescaped:
+// only bytes a URL path holds as they are.
+func plainPath(p string) bool {
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("-_.~$&+,/:;=@", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// once makes one attempt: the request http.NewRequestWithContext would
+// make of it, without formatting and parsing the URL again.
+func (c *Client) once(ctx context.Context, method string, u *url.URL, hdr http.Header, body []byte) (*Response, error) {
+	hr := &http.Request{
+		Method: method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: hdr, Host: c.host,
+	}
 	if body != nil {
-		rd = bytes.NewReader(body)
+		hr.ContentLength = int64(len(body))
+		hr.Body, hr.GetBody = http.NoBody, func() (io.ReadCloser, error) { return http.NoBody, nil }
+		if len(body) > 0 {
+			hr.Body = io.NopCloser(bytes.NewReader(body))
+			hr.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		}
 	}
-	hr, err := http.NewRequestWithContext(ctx, req.Method, u.String(), rd)
-	if err != nil {
-		return nil, err
-	}
-	for k, vs := range req.Header {
-		hr.Header[k] = vs
-	}
-	hr.Header.Set("Accept", "application/json")
-	if body != nil {
-		hr.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := c.rt.RoundTrip(hr)
+	resp, err := c.rt.RoundTrip(hr.WithContext(ctx))
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
+	b, err := readBody(resp.Body, resp.ContentLength, c.maxBody)
 	if err != nil {
 		return nil, err
 	}
@@ -210,15 +277,46 @@ func (c *Client) once(ctx context.Context, req Request, u *url.URL, body []byte)
 	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: b}, nil
 }
 
+// readBody reads r to its end, or up to max+1 bytes: what
+// io.ReadAll(io.LimitReader(r, max+1)) reads, into one buffer of the
+// announced size (size < 0: unknown) where io.ReadAll would grow one from
+// 512 bytes. An announced size above max allocates max+1 bytes at most.
+func readBody(r io.Reader, size, max int64) ([]byte, error) {
+	n := int64(512)
+	if size >= 0 {
+		n = min(size, max) + 1 // +1: the read that finds the end
+	}
+	b := make([]byte, 0, n)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		room := b[len(b):cap(b)]
+		if left := max + 1 - int64(len(b)); int64(len(room)) > left {
+			room = room[:left]
+		}
+		m, err := r.Read(room)
+		b = b[:len(b)+m]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if int64(len(b)) > max {
+			return b, nil // the limit reached: io.LimitReader's EOF
+		}
+	}
+}
+
 var errTooLarge = errors.New("agent response exceeds max_response_size")
 
 // detach gives the outgoing call a context of its own: the caller's
-// cancellation and deadline, our timeout, and a Caddy replacer of its own
-// (the transport needs one for TLS server_name placeholders), but none of
-// the incoming request's Caddy variables, which the transport would
-// otherwise read as reverse_proxy dial instructions.
-func detach(parent context.Context, repl *caddy.Replacer, timeout time.Duration) (context.Context, context.CancelFunc) {
-	base := context.WithValue(context.Background(), caddy.ReplacerCtxKey, repl)
+// cancellation and deadline, our timeout, and base's values (the client's
+// Caddy replacer: the transport needs one for TLS server_name
+// placeholders), but none of the incoming request's Caddy variables, which
+// the transport would otherwise read as reverse_proxy dial instructions.
+func detach(parent, base context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithTimeout(base, timeout)
 	stop := context.AfterFunc(parent, cancel)
 	return ctx, func() { stop(); cancel() }

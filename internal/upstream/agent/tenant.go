@@ -22,9 +22,10 @@ func (c *Client) DoTenant(ctx context.Context, req Request, tokens *Tokens, tena
 			return nil, err
 		}
 		r := req
-		r.Header = req.Header.Clone()
-		if r.Header == nil {
-			r.Header = http.Header{}
+		// A map of the request's own for set; the values are only read.
+		r.Header = make(http.Header, len(req.Header)+1)
+		for k, vs := range req.Header {
+			r.Header[k] = vs
 		}
 		set(r.Header, tok)
 		resp, err := c.Do(ctx, r)

@@ -2,7 +2,6 @@ package credo
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/upstream/agent"
+	"github.com/proofgate/proofgate/internal/upstream/agent/jsonpick"
 )
 
 // AcceptPresentation accepts the presentation of record id in the org's
@@ -82,9 +82,20 @@ func (b *Backend) stateOf(ctx context.Context, org backend.Org, id string) (stri
 // normalize reads a Credo ProofExchangeRecord (its JSON is already the
 // shape proofgate answers with) and checks what proofgate relies on.
 func normalize(raw []byte) (backend.ProofRecord, error) {
-	var rec backend.ProofRecord
-	if err := json.Unmarshal(raw, &rec); err != nil {
-		return rec, errors.New("proof record is not a JSON object")
+	var vals [len(recordNamesArray)][]byte
+	odd, err := jsonpick.Object(raw, recordNames, vals[:])
+	if err != nil {
+		return backend.ProofRecord{}, errNotObject
+	}
+	return checkRecord(readRecord(raw, vals[:], odd))
+}
+
+var errNotObject = errors.New("proof record is not a JSON object")
+
+// checkRecord checks a record read by readRecord.
+func checkRecord(rec backend.ProofRecord, ok bool) (backend.ProofRecord, error) {
+	if !ok {
+		return rec, errNotObject
 	}
 	if _, err := uuid.Parse(rec.ID); err != nil {
 		return rec, errors.New("proof record id is not a UUID")

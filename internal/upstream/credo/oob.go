@@ -2,8 +2,8 @@ package credo
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"time"
@@ -11,50 +11,32 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/jsonenc"
 	"github.com/proofgate/proofgate/internal/upstream/agent"
+	"github.com/proofgate/proofgate/internal/upstream/agent/jsonpick"
 )
 
-// createBody is credo-controller's CreateProofRequestOobOptions, which
-// rejects members it does not know.
-type createBody struct {
-	ProtocolVersion string `json:"protocolVersion"`
-	ProofFormats    any    `json:"proofFormats"`
-	GoalCode        string `json:"goalCode,omitempty"`
-	ParentThreadID  string `json:"parentThreadId,omitempty"`
-	AutoAcceptProof string `json:"autoAcceptProof,omitempty"`
-	Comment         string `json:"comment,omitempty"`
-	Label           string `json:"label,omitempty"`
-	InvitationDID   string `json:"invitationDid,omitempty"`
-}
-
-// createAnswer is what proofgate reads of the create-request-oob answer.
-type createAnswer struct {
-	InvitationURL   string          `json:"invitationUrl"`
-	Invitation      json.RawMessage `json:"invitation"`
-	ProofRecordThID string          `json:"proofRecordThId"`
-}
-
-// buildCreate translates the validated request.
-func (b *Backend) buildCreate(org backend.Org, req backend.OOBRequest) createBody {
-	body := createBody{
-		ProtocolVersion: req.ProtocolVersion,
-		GoalCode:        req.GoalCode,
-		ParentThreadID:  req.ParentThreadID,
-		AutoAcceptProof: req.AutoAcceptProof,
-		Comment:         req.Comment,
-		Label:           req.Label,
-	}
-	if req.ReuseConnection {
-		body.InvitationDID = b.InvitationDID
-		if did, ok := b.OrgInvitationDIDs[org.ID]; ok {
-			body.InvitationDID = did
-		}
-	}
+// buildCreate writes credo-controller's CreateProofRequestOobOptions
+// (which rejects members it does not know) for the validated request, by
+// hand: the bytes json.Marshal wrote of it (TestCreateBodyBytes holds it
+// to that).
+func (b *Backend) buildCreate(org backend.Org, req backend.OOBRequest) ([]byte, error) {
+	out := make([]byte, 0, 512+len(req.PresentationDefinition))
+	out = append(out, `{"protocolVersion":`...)
+	out = agent.AppendString(out, req.ProtocolVersion)
+	out = append(out, `,"proofFormats":`...)
 	switch req.RequestType {
 	case backend.RequestPresentationExchange:
-		body.ProofFormats = map[string]any{
-			"presentationExchange": map[string]any{"presentationDefinition": req.PresentationDefinition},
+		out = append(out, `{"presentationExchange":{"presentationDefinition":`...)
+		if req.PresentationDefinition == nil {
+			out = append(out, "null"...)
+		} else {
+			var err error
+			if out, err = jsonenc.AppendCompact(out, req.PresentationDefinition, true); err != nil {
+				return nil, fmt.Errorf("encoding request to agent: presentation definition: %w", err)
+			}
 		}
+		out = append(out, "}}"...)
 	default:
 		indy := *req.Indy
 		// Credo wants both maps, even empty; the agent adds the nonce.
@@ -64,16 +46,42 @@ func (b *Backend) buildCreate(org backend.Org, req backend.OOBRequest) createBod
 		if indy.RequestedPredicates == nil {
 			indy.RequestedPredicates = map[string]backend.IndyPredicate{}
 		}
-		body.ProofFormats = map[string]any{"indy": indy}
+		out = append(out, `{"indy":`...)
+		out = agent.AppendIndyRequest(out, &indy)
+		out = append(out, '}')
 	}
-	return body
+	invitationDID := ""
+	if req.ReuseConnection {
+		invitationDID = b.InvitationDID
+		if did, ok := b.OrgInvitationDIDs[org.ID]; ok {
+			invitationDID = did
+		}
+	}
+	for _, m := range [...]struct{ name, value string }{
+		{`,"goalCode":`, req.GoalCode},
+		{`,"parentThreadId":`, req.ParentThreadID},
+		{`,"autoAcceptProof":`, req.AutoAcceptProof},
+		{`,"comment":`, req.Comment},
+		{`,"label":`, req.Label},
+		{`,"invitationDid":`, invitationDID},
+	} {
+		if m.value != "" {
+			out = append(out, m.name...)
+			out = agent.AppendString(out, m.value)
+		}
+	}
+	return append(out, '}'), nil
 }
 
 // SendOutOfBandRequest creates the request and its invitation in one agent
 // call, then reads the new proof record back by thread id, because the
 // agent's answer names the thread but not the record.
 func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req backend.OOBRequest) (backend.OOBResult, error) {
-	call := agent.Request{Method: http.MethodPost, Path: b.createPath(org.Tenant), Body: b.buildCreate(org, req)}
+	body, err := b.buildCreate(org, req)
+	if err != nil {
+		return backend.OOBResult{}, err
+	}
+	call := agent.Request{Method: http.MethodPost, Path: b.createPath(org.Tenant), JSON: body}
 	if org.Tenant != "" && !b.legacy {
 		// Get the tenant's token first, so that a failure to get it is
 		// never mistaken for a create that may have acted.
@@ -92,12 +100,12 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 	if resp.Status/100 != 2 {
 		return backend.OOBResult{}, b.refused(org, call, resp, false)
 	}
-	var ans createAnswer
-	var inv struct {
-		ID string `json:"@id"`
+	ans, ok := readCreateAnswer(resp.Body)
+	var oobID string
+	if ok {
+		oobID, ok = agent.MessageID(ans.Invitation)
 	}
-	if json.Unmarshal(resp.Body, &ans) != nil || json.Unmarshal(ans.Invitation, &inv) != nil ||
-		inv.ID == "" || ans.InvitationURL == "" || ans.ProofRecordThID == "" {
+	if !ok || oobID == "" || ans.InvitationURL == "" || ans.ProofRecordThID == "" {
 		// The agent created something; what, it did not say.
 		b.orphans.Record(org, ans.ProofRecordThID, "answer unreadable", started)
 		return backend.OOBResult{}, b.client.BadAnswer(call, "create-request-oob answer without invitation, invitationUrl or proofRecordThId")
@@ -120,7 +128,7 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 	return backend.OOBResult{
 		ProofRecord:   rec,
 		Invitation:    ans.Invitation,
-		OutOfBandID:   inv.ID,
+		OutOfBandID:   oobID,
 		InvitationURL: ans.InvitationURL,
 	}, nil
 }
@@ -138,20 +146,32 @@ func (b *Backend) findByThread(ctx context.Context, org backend.Org, thid string
 	if resp.Status/100 != 2 {
 		return backend.ProofRecord{}, b.refused(org, call, resp, false)
 	}
-	var list []json.RawMessage
-	if json.Unmarshal(resp.Body, &list) != nil {
+	rec, found, err := verifierRecord(resp.Body, thid)
+	if err != nil {
 		return backend.ProofRecord{}, b.client.BadAnswer(call, "proof list is not a JSON array")
 	}
-	for _, raw := range list {
-		rec, err := normalize(raw)
-		if err != nil {
-			continue
+	if !found {
+		return backend.ProofRecord{}, b.client.BadAnswer(call, "no verifier record with the created thread id")
+	}
+	return rec, nil
+}
+
+// verifierRecord finds the first valid verifier record of thread thid in a
+// list answer; err when the answer is not a JSON array.
+func verifierRecord(list []byte, thid string) (rec backend.ProofRecord, found bool, err error) {
+	err = jsonpick.Array(list, recordNames, func(raw []byte, vals [][]byte, odd bool) {
+		if found {
+			return
 		}
+		r, err := checkRecord(readRecord(raw, vals, odd))
 		// The same thread can have a prover-side record in the same wallet
 		// (an agent that proves to itself); ours is the verifier's.
-		if rec.ThreadID == thid && rec.Role == backend.RoleVerifier {
-			return rec, nil
+		if err == nil && r.ThreadID == thid && r.Role == backend.RoleVerifier {
+			rec, found = r, true
 		}
+	})
+	if err != nil {
+		return backend.ProofRecord{}, false, err // what was found is dropped
 	}
-	return backend.ProofRecord{}, b.client.BadAnswer(call, "no verifier record with the created thread id")
+	return rec, found, nil
 }
