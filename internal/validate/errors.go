@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // Errors carries every problem found in one request, each written
@@ -97,18 +98,32 @@ func (c *collector) errors() Errors {
 		msgs = append(msgs, c.text[start:end])
 		start = end
 	}
-	slices.SortFunc(msgs, bytes.Compare)
-	msgs = slices.CompactFunc(msgs, bytes.Equal)
-	size := 0
-	for _, m := range msgs {
+	if len(msgs) <= len(small) {
+		// Insertion sort: a rejected request has a handful of problems.
+		for i := 1; i < len(msgs); i++ {
+			for j := i; j > 0 && bytes.Compare(msgs[j], msgs[j-1]) < 0; j-- {
+				msgs[j], msgs[j-1] = msgs[j-1], msgs[j]
+			}
+		}
+	} else {
+		slices.SortFunc(msgs, bytes.Compare)
+	}
+	n, size := 0, 0
+	for i, m := range msgs {
+		if i > 0 && bytes.Equal(m, msgs[n-1]) {
+			continue
+		}
+		msgs[n] = m
+		n++
 		size += len(m)
 	}
-	var text strings.Builder
-	text.Grow(size)
+	msgs = msgs[:n]
+	text := make([]byte, 0, size)
 	for _, m := range msgs {
-		text.Write(m)
+		text = append(text, m...)
 	}
-	all := text.String()
+	// text is never written again: the messages may share it.
+	all := unsafe.String(unsafe.SliceData(text), len(text))
 	out := make(Errors, len(msgs))
 	for k, m := range msgs {
 		out[k], all = all[:len(m)], all[len(m):]
