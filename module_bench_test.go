@@ -4,11 +4,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -18,6 +21,8 @@ import (
 	"github.com/proofgate/proofgate/handlers"
 	"github.com/proofgate/proofgate/internal/auth"
 	"github.com/proofgate/proofgate/internal/auth/apikey"
+	"github.com/proofgate/proofgate/internal/benchutil"
+	"github.com/proofgate/proofgate/internal/validate"
 )
 
 // BenchmarkPassThrough measures what proofgate adds to requests that are
@@ -78,3 +83,65 @@ func BenchmarkUnauthorized(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBadRequest is bench's 400 through the module, as a production
+// request takes it: the route, the API key, the body read under a read
+// deadline (the writer takes one, as net/http's does), validation, the
+// error body, metrics, and the request log sampled as examples/Caddyfile
+// samples it (first 10 a second, then 1 in 100) to a file.
+func BenchmarkBadRequest(b *testing.B) {
+	sum := sha256.Sum256([]byte("bench-key-0123456789abcdef"))
+	keys := &apikey.Provider{Keys: []apikey.Key{{Key: "sha256:" + hex.EncodeToString(sum[:]), Orgs: []string{"0f8fad5b-d9cb-469f-a165-70867728950e"}}}}
+	if err := keys.Provision(caddy.Context{}); err != nil {
+		b.Fatal(err)
+	}
+	v, err := validate.New(validate.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(b.TempDir(), "requests.log"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	core := zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), zapcore.Lock(f), zapcore.InfoLevel)
+	core = zapcore.NewSamplerWithOptions(core, time.Second, 10, 100)
+	h := &Handler{
+		gw: &handlers.Gateway{Logger: zap.NewNop(), Auth: auth.Chain{keys}, AllowedRoles: auth.DefaultAllowedRoles,
+			Validator: v, MaxBodySize: DefaultMaxBodySize},
+		logger:     zap.NewNop(),
+		requestLog: zap.New(core),
+	}
+	next := caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { return nil })
+	const body = `{"isShortenUrl":1,"proofFormats":{"indy":{}}}`
+	r := httptest.NewRequest(http.MethodPost, "/orgs/0f8fad5b-d9cb-469f-a165-70867728950e/proofs/oob?requestType=indy", nil)
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("X-API-Key", "bench-key-0123456789abcdef")
+	r.ContentLength = int64(len(body))
+	r = r.WithContext(context.WithValue(r.Context(), caddy.ReplacerCtxKey, caddy.NewReplacer()))
+	rd := strings.NewReader(body)
+	r.Body = io.NopCloser(rd)
+	w := &deadlineWriter{header: http.Header{}}
+	b.ReportAllocs()
+	defer benchutil.CPUPerOp(b)()
+	for b.Loop() {
+		rd.Reset(body)
+		clear(w.header)
+		w.status = 0
+		if err := h.ServeHTTP(w, r, next); err != nil || w.status != http.StatusBadRequest {
+			b.Fatal(err, w.status)
+		}
+	}
+}
+
+// deadlineWriter is a response writer that takes read deadlines, as
+// net/http's does, and drops what is written.
+type deadlineWriter struct {
+	header http.Header
+	status int
+}
+
+func (w *deadlineWriter) Header() http.Header             { return w.header }
+func (w *deadlineWriter) WriteHeader(status int)          { w.status = status }
+func (w *deadlineWriter) Write(b []byte) (int, error)     { return len(b), nil }
+func (w *deadlineWriter) SetReadDeadline(time.Time) error { return nil }

@@ -102,10 +102,10 @@ func (g *Gateway) authenticate(w http.ResponseWriter, r *http.Request) (*auth.Pr
 // the header and scheme, never the value.
 func credentialKind(r *http.Request) string {
 	var kinds []string
-	if r.Header.Get("X-API-Key") != "" {
+	if auth.Header(r.Header, auth.APIKeyHeader) != "" {
 		kinds = append(kinds, "X-API-Key")
 	}
-	if a := r.Header.Get("Authorization"); a != "" {
+	if a := auth.Header(r.Header, "Authorization"); a != "" {
 		scheme, _, _ := strings.Cut(a, " ")
 		if len(scheme) > 16 {
 			scheme = scheme[:16]

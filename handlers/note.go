@@ -57,7 +57,6 @@ func (g *Gateway) noteBackend(w http.ResponseWriter, b backend.Backend, org stri
 
 // authFailureReason is the metrics label of a failed authentication.
 func authFailureReason(err error) string {
-	var tokenErr *jwt.TokenError
 	switch {
 	case errors.Is(err, auth.ErrNoCredential):
 		return metrics.AuthMissing
@@ -65,7 +64,16 @@ func authFailureReason(err error) string {
 		return metrics.AuthUnavailable
 	case errors.Is(err, apikey.ErrInvalidKey):
 		return metrics.AuthInvalidAPIKey
-	case errors.As(err, &tokenErr):
+	}
+	return tokenErrorReason(err)
+}
+
+// tokenErrorReason is the reason of a JWT's rejection, or "other". Apart
+// from authFailureReason so that the target of errors.As, which escapes,
+// is allocated only for the errors that get this far.
+func tokenErrorReason(err error) string {
+	var tokenErr *jwt.TokenError
+	if errors.As(err, &tokenErr) {
 		return tokenErr.Reason
 	}
 	return metrics.AuthOther

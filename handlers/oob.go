@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/proofgate/proofgate/internal/auth"
 	"github.com/proofgate/proofgate/internal/bodyread"
 	"github.com/proofgate/proofgate/internal/metrics"
 	"github.com/proofgate/proofgate/internal/validate"
@@ -47,15 +48,11 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 		writeError(w, http.StatusBadRequest, []string{"requestType: give it once"})
 		return
 	}
-	req, err := g.Validator.OOB(requestType, body)
-	if err != nil {
-		// OOB reports problems as validate.Errors itself, never wrapped.
-		if problems, ok := err.(validate.Errors); ok {
-			metrics.ValidationFailures(problems)
-			writeProblems(w, http.StatusBadRequest, problems)
-			return
-		}
-		WriteInternalError(w, g.Logger, err.Error())
+	// The request shares body's memory; body is not modified after this.
+	req, problems := g.Validator.CheckOOB(requestType, body)
+	if problems != nil {
+		metrics.ValidationFailures(problems)
+		writeProblems(w, http.StatusBadRequest, problems)
 		return
 	}
 	if len(req.Emails) > 0 && g.Mail == nil {
@@ -152,7 +149,7 @@ func writeCreated(w http.ResponseWriter, data any) {
 // readJSONBody checks the content type (415) and reads the body up to the
 // size cap (413).
 func (g *Gateway) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	if !isJSON(r.Header.Get("Content-Type")) {
+	if !isJSON(auth.Header(r.Header, "Content-Type")) {
 		writeError(w, http.StatusUnsupportedMediaType, "Content-Type must be application/json")
 		return nil, false
 	}

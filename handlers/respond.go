@@ -59,23 +59,45 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // (instead of five); each value is its own slice of capacity one, so a
 // later Add to one header copies it rather than overwriting its neighbour.
 func writeBody(w http.ResponseWriter, status int, b []byte) {
+	setJSONHeaders(w.Header(), new(headerValues), len(b))
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// writeBodyChallenge is writeBody with a WWW-Authenticate challenge, whose
+// value shares the others' allocation.
+func writeBodyChallenge(w http.ResponseWriter, status int, b []byte, challenge string) {
 	h := w.Header()
-	hv := new(headerValues)
-	digits := strconv.AppendInt(hv.digits[:0], int64(len(b)), 10)
+	hv := new(challengeHeaderValues)
+	hv.challenge[0] = challenge
+	h["Www-Authenticate"] = hv.challenge[:]
+	setJSONHeaders(h, &hv.headerValues, len(b))
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// setJSONHeaders sets the headers of a JSON answer of n bytes in h, their
+// values held by hv.
+func setJSONHeaders(h http.Header, hv *headerValues, n int) {
+	digits := strconv.AppendInt(hv.digits[:0], int64(n), 10)
 	// The digits are never written again: the string may share them.
 	hv.v = [4]string{"application/json; charset=utf-8", unsafe.String(&digits[0], len(digits)), "no-store", "nosniff"}
 	h["Content-Type"] = hv.v[0:1:1]
 	h["Content-Length"] = hv.v[1:2:2]
 	h["Cache-Control"] = hv.v[2:3:3]
 	h["X-Content-Type-Options"] = hv.v[3:4:4]
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
 }
 
 // headerValues holds the header values of one JSON answer.
 type headerValues struct {
 	v      [4]string
 	digits [20]byte
+}
+
+// challengeHeaderValues holds those of a 401.
+type challengeHeaderValues struct {
+	headerValues
+	challenge [1]string
 }
 
 // The interface's exact 401 and 403 bodies, encoded once: they are the
@@ -183,8 +205,7 @@ func appendErrorBody(b []byte, status int, message any) ([]byte, bool) {
 
 // writeUnauthorized writes the interface's exact 401 body and a challenge.
 func writeUnauthorized(w http.ResponseWriter, challenge string) {
-	w.Header()["Www-Authenticate"] = []string{challenge}
-	writeBody(w, http.StatusUnauthorized, unauthorizedBody)
+	writeBodyChallenge(w, http.StatusUnauthorized, unauthorizedBody, challenge)
 }
 
 // writeForbidden writes the interface's exact 403 body.

@@ -79,10 +79,24 @@ func (p *Principal) Authorize(orgID string, allowedRoles []string) bool {
 	return false
 }
 
+// APIKeyHeader is X-API-Key as net/http keys it (canonical form), so that
+// it is looked up in a request's header map directly: Header.Get would
+// canonicalize "X-API-Key" into a new string on every request.
+const APIKeyHeader = "X-Api-Key"
+
+// Header returns the first value of h[key], for a key already in canonical
+// form, as h.Get(key) does but without canonicalizing it again.
+func Header(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
 // BearerToken returns the token of an "Authorization: Bearer <token>"
 // header (scheme case-insensitive, as RFC 6750 allows).
 func BearerToken(r *http.Request) (string, bool) {
-	h := r.Header.Get("Authorization")
+	h := Header(r.Header, "Authorization")
 	if len(h) < 7 || !strings.EqualFold(h[:7], "bearer ") {
 		return "", false
 	}

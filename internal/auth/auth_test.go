@@ -137,3 +137,22 @@ func TestChainRefusesAmbiguousCredentials(t *testing.T) {
 		})
 	}
 }
+
+// TestHeaderKeysCanonical: the header keys looked up directly in a
+// request's header map are the form net/http stores them in.
+func TestHeaderKeysCanonical(t *testing.T) {
+	for _, k := range []string{APIKeyHeader, "Authorization"} {
+		if c := http.CanonicalHeaderKey(k); c != k {
+			t.Errorf("%q is not canonical (%q)", k, c)
+		}
+	}
+	h := http.Header{}
+	h.Set("x-api-key", "k1")
+	h.Add("X-API-Key", "k2")
+	if got := Header(h, APIKeyHeader); got != h.Get("X-API-Key") || got != "k1" {
+		t.Errorf("Header = %q, Get = %q", got, h.Get("X-API-Key"))
+	}
+	if got := Header(h, "Authorization"); got != "" {
+		t.Errorf("missing header: %q", got)
+	}
+}

@@ -57,8 +57,8 @@ func challengeFor(p Provider, err error) string {
 var ErrAmbiguousCredentials = errors.New("more than one credential: give one Authorization or X-API-Key header")
 
 func ambiguousCredentials(r *http.Request) error {
-	authz := r.Header.Values("Authorization")
-	keys := r.Header.Values("X-API-Key")
+	authz := r.Header["Authorization"]
+	keys := r.Header[APIKeyHeader]
 	if len(authz) > 1 || len(keys) > 1 {
 		return ErrAmbiguousCredentials
 	}

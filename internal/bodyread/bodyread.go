@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"golang.org/x/sync/semaphore"
 )
 
@@ -50,9 +51,11 @@ type Limits struct {
 	Budget *Budget
 }
 
-// Read reads r's body within l. The deadline is set on the connection
-// through http.NewResponseController; where the connection does not take
-// one (HTTP/2 streams on some servers), a timer closes the body instead.
+// Read reads r's body within l. The deadline is set on the connection:
+// on HTTP/1 behind Caddy, as the cap of the deadline Caddy's idle reader
+// sets before each read; otherwise through http.NewResponseController,
+// and where the connection does not take one (HTTP/2 streams on some
+// servers), a timer closes the body instead.
 //
 // On every error the answer is marked Connection: close, so the server does
 // not first wait for the rest of a body it will not use.
@@ -83,13 +86,22 @@ func read(w http.ResponseWriter, r *http.Request, l Limits) ([]byte, error) {
 		timeout = DefaultTimeout
 	}
 	deadline := time.Now().Add(timeout)
-	rc := http.NewResponseController(w)
-	if err := rc.SetReadDeadline(deadline); err != nil {
-		t := time.AfterFunc(timeout, func() { r.Body.Close() })
-		defer t.Stop()
+	if idle, ok := r.Body.(*caddyhttp.IdleTimeoutReader); ok && r.ProtoMajor == 1 {
+		// Caddy's idle reader sets a read deadline before every read and
+		// clears it when the body ends; capping its hard deadline makes
+		// each of those our deadline at the latest, without two more
+		// deadline changes on the connection (see capIdleReader).
+		prev := capIdleReader(idle, deadline)
+		defer func() { idle.Deadline.HardDeadline = prev }()
 	} else {
-		// The connection serves further requests: lift the deadline.
-		defer rc.SetReadDeadline(time.Time{}) //nolint:errcheck // best effort
+		rc := http.NewResponseController(w)
+		if err := rc.SetReadDeadline(deadline); err != nil {
+			t := time.AfterFunc(timeout, func() { r.Body.Close() })
+			defer t.Stop()
+		} else {
+			// The connection serves further requests: lift the deadline.
+			defer rc.SetReadDeadline(time.Time{}) //nolint:errcheck // best effort
+		}
 	}
 	body, err := readAll(w, r, l.Max)
 	if err == nil {
@@ -155,4 +167,25 @@ func readAll(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) 
 			return nil, err
 		}
 	}
+}
+
+// capIdleReader makes deadline the latest read deadline Caddy's idle
+// reader sets, for the reads of the body in this handler, and returns the
+// reader's own cap, to be put back after.
+//
+// Caddy wraps every HTTP/1 request body in an IdleTimeoutReader (unless
+// read_idle_timeout is negative) that installs now+read_idle_timeout on
+// the connection before each read, capped by its HardDeadline, and clears
+// it when the body ends (io.EOF) or fails. A deadline set through
+// http.ResponseController reaches the same reader and ends up as the same
+// cap, but costs two more deadline changes on the connection (set, then
+// lifted) and a walk through every wrapper of the response writer, per
+// request. The reader is used by this goroutine only while the handler
+// reads the body, so its exported settings may be changed here.
+func capIdleReader(idle *caddyhttp.IdleTimeoutReader, deadline time.Time) (prev time.Time) {
+	prev = idle.Deadline.HardDeadline
+	if prev.IsZero() || deadline.Before(prev) {
+		idle.Deadline.HardDeadline = deadline
+	}
+	return prev
 }

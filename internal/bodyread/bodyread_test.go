@@ -12,6 +12,9 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
 )
 
 // stall opens a connection that sends the headers of a POST announcing
@@ -183,5 +186,115 @@ func TestReadAnnouncedLengthFails(t *testing.T) {
 		if _, err := Read(httptest.NewRecorder(), r, Limits{Max: 64}); !errors.Is(err, ErrRead) {
 			t.Errorf("%q: %v, want ErrRead", data, err)
 		}
+	}
+}
+
+// caddyServer serves Read as a handler behind Caddy's server does: the
+// body wrapped in caddyhttp.IdleTimeoutReader with Caddy's default idle
+// timeout (a minute, far longer than the limits under test), so the
+// body's time limit is Read's own. After reading, the handler waits for
+// hold and answers 500 if the request's context was canceled meanwhile
+// (a read deadline left on the connection fails net/http's background
+// read, which cancels it).
+func caddyServer(t *testing.T, l Limits, hold time.Duration) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		idle := &caddyhttp.IdleTimeoutReader{
+			ReadCloser:    r.Body,
+			Ctrl:          http.NewResponseController(w),
+			Deadline:      caddyhttp.IdleDeadline{Start: time.Now(), Timeout: time.Minute},
+			Logger:        zap.NewNop(),
+			DrainDeadline: r.ContentLength != 0,
+		}
+		defer idle.HandlerDone()
+		r.Body = idle
+		_, err := Read(w, r, l)
+		switch {
+		case err == nil:
+			time.Sleep(hold)
+			if r.Context().Err() != nil {
+				w.WriteHeader(http.StatusInternalServerError)
+				return
+			}
+			w.WriteHeader(http.StatusOK)
+		case errors.Is(err, ErrTooLarge):
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+		case errors.Is(err, ErrTimeout):
+			w.WriteHeader(http.StatusRequestTimeout)
+		default:
+			w.WriteHeader(http.StatusBadRequest)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestBehindCaddyStalledBodyTimesOut: Caddy's idle reader would wait a
+// minute for the next byte; Read's limit ends the body first.
+func TestBehindCaddyStalledBodyTimesOut(t *testing.T) {
+	srv := caddyServer(t, Limits{Max: 1 << 20, Timeout: 200 * time.Millisecond}, 0)
+	c := stall(t, srv.Listener.Addr().String(), 1<<20, 1000)
+	if s := status(t, c); s != http.StatusRequestTimeout {
+		t.Fatalf("stalled body: %d, want 408", s)
+	}
+}
+
+// TestBehindCaddyTrickleTimesOut: a sender that keeps Caddy's idle reader
+// content with a byte now and then is still held to Read's limit on the
+// whole body.
+func TestBehindCaddyTrickleTimesOut(t *testing.T) {
+	srv := caddyServer(t, Limits{Max: 1 << 20, Timeout: 300 * time.Millisecond}, 0)
+	c := stall(t, srv.Listener.Addr().String(), 1000, 1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				if _, err := c.Write([]byte("a")); err != nil {
+					return
+				}
+			}
+		}
+	}()
+	if s := status(t, c); s != http.StatusRequestTimeout {
+		t.Fatalf("trickled body: %d, want 408", s)
+	}
+}
+
+// TestBehindCaddyDeadlineLifted: once the body is in, no read deadline is
+// left on the connection: a handler that works on past the limit keeps
+// its request, and the connection serves the next request.
+func TestBehindCaddyDeadlineLifted(t *testing.T) {
+	srv := caddyServer(t, Limits{Max: 1 << 20, Timeout: 100 * time.Millisecond}, 300*time.Millisecond)
+	c, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for i := range 2 {
+		fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("request %d: no answer: %v", i, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("request %d: %d, want 200", i, resp.StatusCode)
+		}
+	}
+}
+
+// TestBehindCaddyTooLarge: the size cap holds on the idle reader's path
+// too, for announced and unannounced lengths.
+func TestBehindCaddyTooLarge(t *testing.T) {
+	srv := caddyServer(t, Limits{Max: 10}, 0)
+	if s := status(t, stall(t, srv.Listener.Addr().String(), 11, 11)); s != http.StatusRequestEntityTooLarge {
+		t.Fatalf("%d, want 413", s)
 	}
 }

@@ -180,23 +180,49 @@ type requestSeries struct {
 
 var requestCache sync.Map // requestKey → requestSeries
 
+// earlyOps are the operations whose answers before a backend (401, 400,
+// 403, …: what unauthenticated and malformed traffic gets) have their
+// series in earlySeries, found by index rather than by hashing the key.
+var earlyOps = [...]string{OpSendOOB, OpAccept}
+
+// earlySeries holds the series of earlyOps[i] with NoBackend and status
+// 100+j at [i][j], each resolved on first use.
+var earlySeries [len(earlyOps)][500]atomic.Pointer[requestSeries]
+
 // ObserveRequest counts one answered request of operation op, served by
 // the named backend (NoBackend if none), and its duration.
 func ObserveRequest(op, backend string, status int, d time.Duration) {
+	rs := requestSeriesOf(op, backend, status)
+	rs.count.Inc()
+	rs.duration.Observe(d.Seconds())
+}
+
+func requestSeriesOf(op, backend string, status int) *requestSeries {
 	if backend == "" {
 		backend = NoBackend
+		if i := slices.Index(earlyOps[:], op); i >= 0 && status >= 100 && status < 600 {
+			p := &earlySeries[i][status-100]
+			if rs := p.Load(); rs != nil {
+				return rs
+			}
+			rs := newRequestSeries(op, backend, status)
+			p.Store(rs)
+			return rs
+		}
 	}
 	k := requestKey{op, backend, status}
 	s, ok := requestCache.Load(k)
 	if !ok {
-		s, _ = requestCache.LoadOrStore(k, requestSeries{
-			count:    requests.WithLabelValues(op, backend, code(status), Class(status)),
-			duration: requestDuration.WithLabelValues(op, backend),
-		})
+		s, _ = requestCache.LoadOrStore(k, newRequestSeries(op, backend, status))
 	}
-	rs := s.(requestSeries)
-	rs.count.Inc()
-	rs.duration.Observe(d.Seconds())
+	return s.(*requestSeries)
+}
+
+func newRequestSeries(op, backend string, status int) *requestSeries {
+	return &requestSeries{
+		count:    requests.WithLabelValues(op, backend, code(status), Class(status)),
+		duration: requestDuration.WithLabelValues(op, backend),
+	}
 }
 
 // ObserveAgentCall records one call to an upstream agent: agent names it
@@ -299,7 +325,7 @@ var validationFields = [...]string{
 // top-level field.
 func ValidationFailures(problems []string) {
 	for _, p := range problems {
-		validationCounter(ValidationField(p)).Inc()
+		validationCounterAt(validationFieldIndex(p)).Inc()
 	}
 }
 
@@ -314,8 +340,18 @@ func validationCounter(field string) prometheus.Counter {
 	if i < 0 {
 		i = len(validationFields) // "other"
 	}
+	return validationCounterAt(i)
+}
+
+// validationCounterAt is the series of validationFields[i], or of "other"
+// for i == len(validationFields).
+func validationCounterAt(i int) prometheus.Counter {
 	if c := validationCounters[i].Load(); c != nil {
 		return *c
+	}
+	field := "other"
+	if i < len(validationFields) {
+		field = validationFields[i]
 	}
 	c := validationFailures.WithLabelValues(field)
 	validationCounters[i].Store(&c)
@@ -325,11 +361,23 @@ func validationCounter(field string) prometheus.Counter {
 // ValidationField is the label of one problem: its top-level field, or
 // "other".
 func ValidationField(problem string) string {
+	if i := validationFieldIndex(problem); i < len(validationFields) {
+		return validationFields[i]
+	}
+	return "other"
+}
+
+// validationFieldIndex is the index in validationFields of the problem's
+// top-level field, or len(validationFields) for "other".
+func validationFieldIndex(problem string) int {
 	end := strings.IndexAny(problem, ".[: ")
 	if end < 0 {
 		end = len(problem)
 	}
-	return bounded(problem[:end], validationFields[:]...)
+	if i := slices.Index(validationFields[:], problem[:end]); i >= 0 {
+		return i
+	}
+	return len(validationFields)
 }
 
 // Auth failure reasons that are not a JWT's own.
@@ -343,7 +391,7 @@ const (
 
 // authReasons are the label values of auth_failures_total: the constants
 // above and the JWT verifier's reasons, spelled with underscores.
-var authReasons = []string{
+var authReasons = [...]string{
 	AuthMissing, AuthInvalidAPIKey, AuthUnavailable, AuthForbidden, AuthOther,
 	"token_too_large", "signature_algorithm_not_allowed", "malformed_token", "unknown_signing_key",
 	"bad_signature", "token_has_no_exp", "token_expired", "token_not_valid_yet",
@@ -353,12 +401,30 @@ var authReasons = []string{
 // AuthFailure counts one refused request by reason (spaces become
 // underscores; unknown reasons are "other").
 func AuthFailure(reason string) {
-	authFailures.WithLabelValues(AuthReason(reason)).Inc()
+	authFailureCounter(reason).Inc()
+}
+
+// authFailureCounters are the series of auth_failures_total by index in
+// authReasons, each looked up in the vector once (on first use, as with
+// validationCounters): every 401 counts one.
+var authFailureCounters [len(authReasons)]atomic.Pointer[prometheus.Counter]
+
+func authFailureCounter(reason string) prometheus.Counter {
+	i := slices.Index(authReasons[:], reason) // the constants, as passed
+	if i < 0 {
+		i = slices.Index(authReasons[:], AuthReason(reason))
+	}
+	if c := authFailureCounters[i].Load(); c != nil {
+		return *c
+	}
+	c := authFailures.WithLabelValues(authReasons[i])
+	authFailureCounters[i].Store(&c)
+	return c
 }
 
 // AuthReason is the label of a reason.
 func AuthReason(reason string) string {
-	return bounded(strings.ReplaceAll(reason, " ", "_"), authReasons...)
+	return bounded(strings.ReplaceAll(reason, " ", "_"), authReasons[:]...)
 }
 
 // Outbox kinds and delivery outcomes.

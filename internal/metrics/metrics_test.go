@@ -218,3 +218,37 @@ func TestValidationFailuresCounters(t *testing.T) {
 		}
 	}
 }
+
+// TestAuthFailureCounters: reasons count in their own series (kept after
+// the first), spelled with underscores; unknown reasons in "other".
+func TestAuthFailureCounters(t *testing.T) {
+	val := func(reason string) float64 { return testutil.ToFloat64(authFailures.WithLabelValues(reason)) }
+	missing, expired, other := val(AuthMissing), val("token_expired"), val(AuthOther)
+	for range 2 {
+		AuthFailure(AuthMissing)
+		AuthFailure("token expired")
+		AuthFailure("something new")
+	}
+	for reason, want := range map[string]float64{AuthMissing: missing + 2, "token_expired": expired + 2, AuthOther: other + 2} {
+		if got := val(reason); got != want {
+			t.Errorf("%s: %v, want %v", reason, got, want)
+		}
+	}
+}
+
+// TestRequestSeries: answers before a backend and answers of a backend
+// count in the series of their labels, however they are found.
+func TestRequestSeries(t *testing.T) {
+	val := testutil.ToFloat64
+	early, served, odd := requests.WithLabelValues(OpAccept, NoBackend, "400", "4xx"),
+		requests.WithLabelValues(OpAccept, "credo", "200", "2xx"), requests.WithLabelValues(OpShortURL, NoBackend, "404", "4xx")
+	e0, s0, o0 := val(early), val(served), val(odd)
+	for range 3 {
+		ObserveRequest(OpAccept, "", 400, time.Millisecond)
+		ObserveRequest(OpAccept, "credo", 200, time.Millisecond)
+		ObserveRequest(OpShortURL, NoBackend, 404, time.Millisecond)
+	}
+	if val(early)-e0 != 3 || val(served)-s0 != 3 || val(odd)-o0 != 3 {
+		t.Errorf("counted %v, %v, %v; want 3 each", val(early)-e0, val(served)-s0, val(odd)-o0)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // maxDepth bounds nesting so a hostile body (e.g. 1 MiB of "[") cannot
@@ -19,7 +20,8 @@ var errAbort = errors.New("abort")
 // (map[string]any, []any, string, json.Number, bool, nil), as parse does,
 // reporting the same problems. The 4.1 rules read the parsed document
 // directly; the presentation definition checks build this tree of their
-// part only (value.any), and FuzzDecode holds it to encoding/json.
+// part only (value.any), and FuzzDecode holds it to encoding/json. The
+// tree's strings share body's memory.
 func decodeObject(body []byte, c *collector) map[string]any {
 	var p parser
 	d, ok := p.parse(body, c)
@@ -44,9 +46,10 @@ func (p *parser) parse(body []byte, c *collector) (*document, bool) {
 		c.add("body", "is not valid UTF-8")
 		return nil, false
 	}
-	// One copy of the body as a string: every key and unescaped string
-	// value is a substring of it, so decoding allocates no string data.
-	p.buf, p.src, p.pos, p.c = body, string(body), 0, c
+	// The body as a string, sharing its memory (the callers never modify
+	// a body they validated): every key and unescaped string value is a
+	// substring of it, so decoding allocates no string data.
+	p.buf, p.src, p.pos, p.c = body, unsafe.String(unsafe.SliceData(body), len(body)), 0, c
 	p.doc.nodes = p.doc.nodes[:0]
 	p.skipSpace()
 	if p.pos == len(p.buf) {
@@ -79,16 +82,17 @@ type pathNode struct {
 }
 
 func (p *pathNode) String() string {
-	return string(p.appendTo(nil))
+	return string(p.appendTo(nil, 0))
 }
 
-// appendTo appends the formatted path to b, which holds nothing else: it
-// is what key and index make of the chain, built in one buffer.
-func (p *pathNode) appendTo(b []byte) []byte {
+// appendTo appends the formatted path to b, whose path starts at b[start:]
+// (what precedes it is another message): it is what key and index make of
+// the chain, built in one buffer.
+func (p *pathNode) appendTo(b []byte, start int) []byte {
 	if p == nil {
 		return b
 	}
-	b = p.parent.appendTo(b)
+	b = p.parent.appendTo(b, start)
 	switch {
 	case p.isIdx:
 		b = append(b, '[')
@@ -98,7 +102,7 @@ func (p *pathNode) appendTo(b []byte) []byte {
 		b = append(b, '[')
 		b = strconv.AppendQuote(b, p.key)
 		return append(b, ']')
-	case len(b) > 0:
+	case len(b) > start:
 		b = append(b, '.')
 	}
 	return append(b, p.key...)

@@ -142,7 +142,7 @@ func FuzzDecode(f *testing.F) {
 		wantObj, isObj := want.(map[string]any)
 		valid := stdErr == nil && isObj && utf8.Valid(body) && depthOK(want, 0)
 		if valid != (got != nil) {
-			t.Fatalf("parser accepts %v, encoding/json %v (%v), problems %q", got != nil, valid, stdErr, c.msgs)
+			t.Fatalf("parser accepts %v, encoding/json %v (%v), problems %q", got != nil, valid, stdErr, c.errors())
 		}
 		if valid && !reflect.DeepEqual(got, wantObj) {
 			t.Fatalf("trees differ:\n got  %#v\n want %#v", got, wantObj)

@@ -184,8 +184,12 @@ func (v value) any() any {
 // one large body does not pin its memory for good.
 const maxPooledNodes = 1024
 
-// maxPooledProblems bounds the problem lists kept for reuse.
-const maxPooledProblems = 256
+// maxPooledProblems and maxPooledProblemText bound the problem lists kept
+// for reuse.
+const (
+	maxPooledProblems    = 256
+	maxPooledProblemText = 16 << 10
+)
 
 // parsers keeps parsers (and their documents) between requests.
 var parsers = sync.Pool{New: func() any { return new(parser) }}
@@ -202,11 +206,7 @@ func putParser(p *parser) {
 	p.doc.nodes = p.doc.nodes[:0]
 	p.buf, p.src, p.c = nil, "", nil
 	clear(p.path[:p.deepest+1])
-	if cap(p.problems.msgs) > maxPooledProblems {
-		p.problems.msgs = nil
-	}
-	clear(p.problems.msgs)
-	p.problems.msgs = p.problems.msgs[:0]
+	p.problems.reset()
 	p.deepest = 0
 	parsers.Put(p)
 }

@@ -1,10 +1,12 @@
 package validate
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // Errors carries every problem found in one request, each written
@@ -23,29 +25,42 @@ func (e Errors) Error() string {
 	return strconv.Itoa(len(e)) + " problems: " + strings.Join(e, "; ")
 }
 
-// collector gathers problems while a request is walked.
+// collector gathers problems while a request is walked. The messages are
+// written back to back into one buffer (kept with the pooled parser, so a
+// rejected request formats its problems without allocating) and become
+// strings only in errors, all in one allocation.
 type collector struct {
-	msgs []string
+	text []byte // the messages, back to back
+	ends []int  // where each message ends in text
 }
 
+// add adds the problem of the field at path ("" is the body).
 func (c *collector) add(path, problem string) {
 	if path == "" {
 		path = "body"
 	}
-	c.msgs = append(c.msgs, path+": "+problem)
+	c.text = append(c.text, path...)
+	c.text = append(c.text, ": "...)
+	c.text = append(c.text, problem...)
+	c.ends = append(c.ends, len(c.text))
 }
 
-// at adds a problem of the value at path, building the message in one
-// allocation.
+// addMessage adds a message already written "fieldpath: problem".
+func (c *collector) addMessage(m string) {
+	c.text = append(c.text, m...)
+	c.ends = append(c.ends, len(c.text))
+}
+
+// at adds a problem of the value at path.
 func (c *collector) at(path *pathNode, problem string) {
-	var buf [160]byte
-	b := path.appendTo(buf[:0])
-	if len(b) == 0 {
-		b = append(b, "body"...)
+	start := len(c.text)
+	c.text = path.appendTo(c.text, start)
+	if len(c.text) == start {
+		c.text = append(c.text, "body"...)
 	}
-	b = append(b, ": "...)
-	b = append(b, problem...)
-	c.msgs = append(c.msgs, string(b))
+	c.text = append(c.text, ": "...)
+	c.text = append(c.text, problem...)
+	c.ends = append(c.ends, len(c.text))
 }
 
 // atKey adds a problem of member k of the object at path.
@@ -64,14 +79,65 @@ func (c *collector) addf(path, format string, args ...any) {
 	c.add(path, fmt.Sprintf(format, args...))
 }
 
-func (c *collector) empty() bool { return len(c.msgs) == 0 }
+func (c *collector) empty() bool { return len(c.ends) == 0 }
+
+// count is the number of problems added.
+func (c *collector) count() int { return len(c.ends) }
 
 // errors returns the problems sorted by path and without repeats, so the
-// answer to one body is always the same list.
+// answer to one body is always the same list. The list and the text of
+// its messages are two allocations, however many problems there are.
 func (c *collector) errors() Errors {
-	msgs := slices.Clone(c.msgs)
-	slices.Sort(msgs)
-	return Errors(slices.Compact(msgs))
+	if len(c.ends) == 0 {
+		return nil
+	}
+	var small [16][]byte
+	msgs := small[:0]
+	start := 0
+	for _, end := range c.ends {
+		msgs = append(msgs, c.text[start:end])
+		start = end
+	}
+	if len(msgs) <= len(small) {
+		// Insertion sort: a rejected request has a handful of problems.
+		for i := 1; i < len(msgs); i++ {
+			for j := i; j > 0 && bytes.Compare(msgs[j], msgs[j-1]) < 0; j-- {
+				msgs[j], msgs[j-1] = msgs[j-1], msgs[j]
+			}
+		}
+	} else {
+		slices.SortFunc(msgs, bytes.Compare)
+	}
+	n, size := 0, 0
+	for i, m := range msgs {
+		if i > 0 && bytes.Equal(m, msgs[n-1]) {
+			continue
+		}
+		msgs[n] = m
+		n++
+		size += len(m)
+	}
+	msgs = msgs[:n]
+	text := make([]byte, 0, size)
+	for _, m := range msgs {
+		text = append(text, m...)
+	}
+	// text is never written again: the messages may share it.
+	all := unsafe.String(unsafe.SliceData(text), len(text))
+	out := make(Errors, len(msgs))
+	for k, m := range msgs {
+		out[k], all = all[:len(m)], all[len(m):]
+	}
+	return out
+}
+
+// reset empties c for reuse, keeping its buffers unless they grew large.
+func (c *collector) reset() {
+	if cap(c.text) > maxPooledProblemText || cap(c.ends) > maxPooledProblems {
+		c.text, c.ends = nil, nil
+		return
+	}
+	c.text, c.ends = c.text[:0], c.ends[:0]
 }
 
 // key extends a field path with an object key: dotted when the key reads

@@ -167,7 +167,7 @@ func TestDuplicateReferentLastWins(t *testing.T) {
 	defer putParser(p)
 	d, ok := p.parse([]byte(body), &c)
 	if !ok {
-		t.Fatal(c.msgs)
+		t.Fatal(c.errors())
 	}
 	attrs := d.root().get("proofFormats").get("indy").get("requested_attributes")
 	if attrs.len() != 2 || !attrs.get("a").get("names").is(kindArray) {

@@ -100,7 +100,9 @@ func (v *Validator) indy(obj value, path *pathNode, c *collector) *backend.IndyP
 	if req.RequestedPredicates == nil {
 		req.RequestedPredicates = map[string]backend.IndyPredicate{}
 	}
-	return &req
+	// A copy escapes, not req: a refused request allocates none.
+	out := req
+	return &out
 }
 
 // objectLen is the number of keys of an object, 0 for anything else.

@@ -85,10 +85,10 @@ func (s *peSchemas) definition(raw any, strict bool, c *collector) (json.RawMess
 		}
 	}
 
-	before := len(c.msgs)
+	before := c.count()
 	pc := peCheck{s: s, strict: strict, prefix: prefix, idsKey: idsKey, c: c}
 	pc.check(norm)
-	if len(c.msgs) > before {
+	if c.count() > before {
 		return nil, ""
 	}
 	var buf bytes.Buffer

@@ -49,7 +49,7 @@ func (t *schemaTranslator) walk(ve *jsonschema.ValidationError, c *collector) {
 		case 0:
 			c.add(p, "matches none of the allowed forms")
 		case 1:
-			c.msgs = append(c.msgs, msgs[0])
+			c.addMessage(msgs[0])
 		default:
 			for i, m := range msgs {
 				msgs[i] = strings.TrimPrefix(m, p+": ")

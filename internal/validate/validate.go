@@ -88,7 +88,20 @@ var knownFields = []string{
 // OOB validates a 4.1 request: the requestType query value and the raw
 // body (already size-limited and known to be JSON by the caller). On any
 // problem it returns Errors listing all of them and a zero OOBRequest.
+//
+// The request's strings share body's memory: body must not be modified
+// afterwards.
 func (v *Validator) OOB(requestType string, body []byte) (backend.OOBRequest, error) {
+	req, problems := v.CheckOOB(requestType, body)
+	if problems != nil {
+		return backend.OOBRequest{}, problems
+	}
+	return req, nil
+}
+
+// CheckOOB is OOB returning the problems as they are (nil when there are
+// none), not boxed in an error: the 400 path spends no allocation on it.
+func (v *Validator) CheckOOB(requestType string, body []byte) (backend.OOBRequest, Errors) {
 	p := getParser()
 	defer putParser(p)
 	c := &p.problems

@@ -152,7 +152,7 @@ func (p *Provider) Validate() error {
 // token is ours unless it is shaped like a JWT (three dot-separated parts),
 // which is left to a jwt provider.
 func (p *Provider) Authenticate(r *http.Request) (*auth.Principal, error) {
-	presented := r.Header.Get("X-API-Key")
+	presented := auth.Header(r.Header, auth.APIKeyHeader)
 	if presented == "" {
 		bearer, ok := auth.BearerToken(r)
 		if !ok || strings.Count(bearer, ".") == 2 {
