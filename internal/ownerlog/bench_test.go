@@ -17,6 +17,7 @@ func BenchmarkAppend(b *testing.B) {
 	id := func() string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", n.Add(1)) }
 	b.Run("log file_system", func(b *testing.B) {
 		l := open(&certmagic.FileStorage{Path: b.TempDir()}, testDir, nil)
+		b.Cleanup(func() { _ = l.Destruct() })
 		b.SetParallelism(8) // 16 goroutines on 2 cores
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
@@ -28,6 +29,7 @@ func BenchmarkAppend(b *testing.B) {
 	})
 	b.Run("log batch documents", func(b *testing.B) {
 		l := open(plainStorage{&certmagic.FileStorage{Path: b.TempDir()}}, testDir, nil)
+		b.Cleanup(func() { _ = l.Destruct() })
 		b.SetParallelism(8)
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {

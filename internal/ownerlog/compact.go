@@ -30,16 +30,18 @@ func (l *Log) maybeCompact() {
 		return
 	}
 	l.compacting = true
+	l.compactions.Add(1)
 	l.compactMu.Unlock()
 	go func() {
+		defer l.compactions.Done()
 		defer func() {
 			l.compactMu.Lock()
 			l.compacting = false
 			l.compactMu.Unlock()
 		}()
-		ctx, cancel := context.WithTimeout(context.Background(), 4*writeTimeout)
+		ctx, cancel := context.WithTimeout(l.background, 4*writeTimeout)
 		defer cancel()
-		if err := l.compact(ctx); err != nil {
+		if err := l.compact(ctx); err != nil && l.background.Err() == nil {
 			l.logger.Warn("compacting the record owners failed; the documents stay as they are", zap.String("dir", l.dir), zap.Error(err))
 		}
 	}()

@@ -87,8 +87,12 @@ type Log struct {
 	commit  committer
 	refresh refresher
 
-	compactMu  sync.Mutex
-	compacting bool
+	compactMu   sync.Mutex
+	compacting  bool
+	compactions sync.WaitGroup
+	// background ends with the Log (Destruct), stopping a compaction.
+	background context.Context
+	stop       context.CancelFunc
 
 	// stamp makes document names unique and ordered within the process.
 	stampMu sync.Mutex
@@ -108,6 +112,7 @@ func open(storage certmagic.Storage, dir string, logger *zap.Logger) *Log {
 		logger = zap.NewNop()
 	}
 	l := &Log{storage: storage, dir: dir, logger: logger, idx: newIndex(), docs: make(map[string]docState)}
+	l.background, l.stop = context.WithCancel(context.Background())
 	if files, ok := storage.(*certmagic.FileStorage); ok {
 		l.appender = &appender{log: l, path: files.Filename(dir)}
 	}

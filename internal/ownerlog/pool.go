@@ -30,10 +30,12 @@ func poolKey(storage certmagic.Storage, dir string) string {
 	return "ownerlog:" + dir + ":" + store.Identity(storage)
 }
 
-// Destruct implements caddy.Destructor: it closes the append file. A Log
-// holds no goroutine while idle (commits, readings and compactions run
-// only while there is work), so there is nothing to stop.
+// Destruct implements caddy.Destructor: it stops a compaction under way
+// (what it wrote stays valid: entries held twice at worst) and closes the
+// append file. Commits and readings run only while callers wait for them.
 func (l *Log) Destruct() error {
+	l.stop()
+	l.compactions.Wait()
 	if l.appender != nil {
 		l.appender.close()
 	}
