@@ -21,7 +21,7 @@ targets=(
 	"./internal/shorturl FuzzResolve"
 	"./internal/idempotency FuzzParseKey"
 	"./internal/didcomm FuzzUnpack"
-	"./internal/upstream/agent FuzzAppendIndyRequest"
+	"./internal/backend FuzzAppendIndyRequest"
 	"./internal/upstream/agent/jsonpick FuzzValid"
 	"./internal/upstream/agent/jsonpick FuzzObject"
 	"./internal/upstream/agent/jsonpick FuzzArray"

@@ -89,7 +89,7 @@ func buildCreate(req backend.OOBRequest) ([]byte, error) {
 		}
 		// ACA-Py adds the nonce.
 		out = append(out, `{"indy":`...)
-		out = agent.AppendIndyRequest(out, &indy)
+		out = backend.AppendIndyRequest(out, &indy, true)
 		out = append(out, '}')
 	}
 	if req.Comment != "" {

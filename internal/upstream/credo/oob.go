@@ -47,7 +47,7 @@ func (b *Backend) buildCreate(org backend.Org, req backend.OOBRequest) ([]byte, 
 			indy.RequestedPredicates = map[string]backend.IndyPredicate{}
 		}
 		out = append(out, `{"indy":`...)
-		out = agent.AppendIndyRequest(out, &indy)
+		out = backend.AppendIndyRequest(out, &indy, true)
 		out = append(out, '}')
 	}
 	invitationDID := ""

@@ -1,10 +1,8 @@
-package agent
+package backend
 
 import (
 	"encoding/json"
 	"testing"
-
-	"github.com/proofgate/proofgate/internal/backend"
 )
 
 func int64p(v int64) *int64 { return &v }
@@ -12,25 +10,25 @@ func int64p(v int64) *int64 { return &v }
 // indyRequests are requests whose encodings must be json.Marshal's byte
 // for byte: every optional part present and absent, maps nil and empty,
 // keys and values that need escaping.
-func indyRequests(s1, s2 string, n int64) []*backend.IndyProofRequest {
-	return []*backend.IndyProofRequest{
+func indyRequests(s1, s2 string, n int64) []*IndyProofRequest {
+	return []*IndyProofRequest{
 		{},
-		{Name: s1, Version: s2, RequestedAttributes: map[string]backend.IndyAttribute{}, RequestedPredicates: map[string]backend.IndyPredicate{}},
+		{Name: s1, Version: s2, RequestedAttributes: map[string]IndyAttribute{}, RequestedPredicates: map[string]IndyPredicate{}},
 		{
 			Name: "proof <&>", Version: "1.0",
-			RequestedAttributes: map[string]backend.IndyAttribute{
+			RequestedAttributes: map[string]IndyAttribute{
 				"b": {Name: s1, Restrictions: []map[string]string{{"cred_def_id": s2, "schema_name": "x"}, nil, {}}},
-				s1:  {Names: []string{s1, s2, "é\u2028"}, NonRevoked: &backend.NonRevoked{From: int64p(n)}},
-				s2:  {NonRevoked: &backend.NonRevoked{}},
+				s1:  {Names: []string{s1, s2, "é\u2028"}, NonRevoked: &NonRevoked{From: int64p(n)}},
+				s2:  {NonRevoked: &NonRevoked{}},
 				"":  {Name: "only"},
-				"a": {Name: "n", Names: []string{}, Restrictions: []map[string]string{}, NonRevoked: &backend.NonRevoked{From: int64p(1), To: int64p(n)}},
+				"a": {Name: "n", Names: []string{}, Restrictions: []map[string]string{}, NonRevoked: &NonRevoked{From: int64p(1), To: int64p(n)}},
 			},
-			RequestedPredicates: map[string]backend.IndyPredicate{
+			RequestedPredicates: map[string]IndyPredicate{
 				"p":  {Name: "age", PType: ">=", PValue: int32(n), Restrictions: []map[string]string{{s1: s2}}},
-				s2:   {Name: s1, PType: "<", PValue: -5, NonRevoked: &backend.NonRevoked{To: int64p(-n)}},
+				s2:   {Name: s1, PType: "<", PValue: -5, NonRevoked: &NonRevoked{To: int64p(-n)}},
 				"p2": {},
 			},
-			NonRevoked: &backend.NonRevoked{From: int64p(n), To: int64p(n + 1)},
+			NonRevoked: &NonRevoked{From: int64p(n), To: int64p(n + 1)},
 		},
 	}
 }
@@ -45,7 +43,7 @@ func FuzzAppendIndyRequest(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := AppendIndyRequest(nil, r); string(got) != string(want) {
+			if got := AppendIndyRequest(nil, r, true); string(got) != string(want) {
 				t.Fatalf("AppendIndyRequest:\n got %s\nwant %s", got, want)
 			}
 		}
