@@ -15,6 +15,12 @@
 // unescaped or case-folded, a name given twice (for a map, encoding/json
 // merges both) — the object is reported Odd, and the caller decodes it
 // with encoding/json instead, so that its answer never differs.
+//
+// internal/validate has the project's other JSON parser; it is not used
+// here because it does the opposite job: it builds every value of a
+// client's request into a tree, with paths, to name each problem, where
+// this builds nothing and keeps the answer's bytes. A tokenizer shared by
+// both would have to serve both ways; that has not been worth it yet.
 package jsonpick
 
 import (
