@@ -9,10 +9,19 @@ import (
 	"time"
 )
 
-// rotateAfter is how long a process appends to one file at most; a file
-// older than that (and settled) is closed for good, so compaction may
-// merge it and other instances need not watch it grow.
-const rotateAfter = time.Hour
+// rotateAfter is how long a process starts appends to one file at most.
+// A file is finished once appendQuiet has passed since the time in its
+// name: compaction may merge it, and other instances need not watch it
+// grow. The margin covers a last append that began just before
+// rotateAfter and stalled on the disk, and clocks of instances that
+// disagree by a few minutes.
+const (
+	rotateAfter = time.Hour
+	appendQuiet = rotateAfter + 5*time.Minute
+)
+
+// finished reports whether no process appends to the file key any more.
+func finished(key string, now time.Time) bool { return now.Sub(stampOf(key)) >= appendQuiet }
 
 // appender writes commits as lines of an append-only file of this
 // process's own, in the log's directory on disk (certmagic's file_system

@@ -123,13 +123,13 @@ func dedupe(owners []Entry, forgotten []string) []Entry {
 
 // mergeable reports whether compaction merges key: every batch; a segment
 // or an append file less than half full, an append file only once no
-// process can append to it any more (older than rotateAfter, settled).
+// process can append to it any more (finished).
 func (l *Log) mergeable(key string, st docState, now time.Time) bool {
 	switch kindOf(key) {
 	case 'b':
 		return true
 	case 'a':
-		if now.Sub(stampOf(key)) < rotateAfter+settled {
+		if !finished(key, now) {
 			return false
 		}
 	}

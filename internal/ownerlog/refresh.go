@@ -109,7 +109,7 @@ func (l *Log) othersAppended(ctx context.Context) bool {
 	l.docsMu.Lock()
 	var live []string
 	for key := range l.docs {
-		if kindOf(key) == 'a' && now.Sub(stampOf(key)) < rotateAfter+settled {
+		if kindOf(key) == 'a' && !finished(key, now) {
 			live = append(live, key)
 		}
 	}
