@@ -194,7 +194,9 @@ func (st *sinkStaged) Commit() {
 		zap.String("proof_record_id", st.change.Record.ID),
 		zap.String("previous_state", st.change.PreviousState),
 		zap.String("state", st.change.Record.State))
-	if st.sink.events != nil {
+	// ShouldEmit: nothing subscribed and no debug log means the event
+	// would be dropped unseen, so its data (a map) is not even built.
+	if st.sink.events != nil && st.sink.events.ShouldEmit(EventStateChanged) {
 		st.sink.events.Emit(st.sink.ctx, EventStateChanged, webhook.EventData(st.change))
 	}
 }
