@@ -190,10 +190,13 @@ type sinkStaged struct {
 func (st *sinkStaged) Commit() {
 	st.inner.Commit()
 	lifecycleMetrics.changes.WithLabelValues(st.change.Record.State).Inc()
-	st.sink.logger.Info("proof record state changed",
-		zap.String("proof_record_id", st.change.Record.ID),
-		zap.String("previous_state", st.change.PreviousState),
-		zap.String("state", st.change.Record.State))
+	// Check first: a sampled log drops most lines, and then the fields
+	// are never built.
+	if ce := st.sink.logger.Check(zap.InfoLevel, "proof record state changed"); ce != nil {
+		ce.Write(zap.String("proof_record_id", st.change.Record.ID),
+			zap.String("previous_state", st.change.PreviousState),
+			zap.String("state", st.change.Record.State))
+	}
 	// ShouldEmit: nothing subscribed and no debug log means the event
 	// would be dropped unseen, so its data (a map) is not even built.
 	if st.sink.events != nil && st.sink.events.ShouldEmit(EventStateChanged) {
