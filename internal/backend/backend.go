@@ -81,6 +81,19 @@ type IndyProofRequest struct {
 	NonRevoked          *NonRevoked              `json:"non_revoked,omitempty"`
 }
 
+// WithBothMaps returns r with absent requested_attributes and
+// requested_predicates as empty maps: AnonCreds, credo-controller and
+// ACA-Py want both objects, even empty ({}, never null).
+func (r IndyProofRequest) WithBothMaps() IndyProofRequest {
+	if r.RequestedAttributes == nil {
+		r.RequestedAttributes = map[string]IndyAttribute{}
+	}
+	if r.RequestedPredicates == nil {
+		r.RequestedPredicates = map[string]IndyPredicate{}
+	}
+	return r
+}
+
 // IndyAttribute is one entry of requested_attributes: exactly one of Name
 // and Names is set.
 type IndyAttribute struct {

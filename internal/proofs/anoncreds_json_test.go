@@ -7,6 +7,18 @@ import (
 	"github.com/proofgate/proofgate/internal/backend"
 )
 
+// appendAnonCredsRequest writes r as build.go does (the proof request of
+// an indy create), for comparing with marshal of the struct conform_indy
+// decodes.
+func appendAnonCredsRequest(b []byte, r *AnonCredsProofRequest) []byte {
+	req := backend.IndyProofRequest{
+		Name: r.Name, Version: r.Version,
+		RequestedAttributes: r.RequestedAttributes, RequestedPredicates: r.RequestedPredicates,
+		NonRevoked: r.NonRevoked,
+	}
+	return backend.AppendAnonCredsRequest(b, &req, r.Nonce, false)
+}
+
 // TestAppendAnonCredsRequest: appendAnonCredsRequest writes what marshal
 // writes: every field set (fill), maps in encoding/json's key order,
 // optional members absent, empty and nil maps and lists, a nil

@@ -96,8 +96,8 @@ func BuildRequest(req backend.OOBRequest, p RequestParams) (Built, error) {
 		if nonce, err = NewNonce(); err != nil {
 			return Built{}, err
 		}
-		ac := anonCredsRequest(req.Indy, nonce)
-		b := appendAnonCredsRequest(nil, &ac)
+		indy := req.Indy.WithBothMaps()
+		b := backend.AppendAnonCredsRequest(nil, &indy, nonce, false)
 		attach = AttachData{Base64: base64.StdEncoding.EncodeToString(b)}
 		format = AttachFormat{AttachID: AttachIDIndy, Format: FormatIndyRequest}
 	case backend.RequestPresentationExchange:
@@ -156,26 +156,6 @@ func BuildRequest(req backend.OOBRequest, p RequestParams) (Built, error) {
 		return Built{}, err
 	}
 	return Built{Message: b, Nonce: nonce}, nil
-}
-
-// anonCredsRequest adds the nonce and turns absent maps into {} (AnonCreds
-// requires both objects).
-func anonCredsRequest(in *backend.IndyProofRequest, nonce string) AnonCredsProofRequest {
-	out := AnonCredsProofRequest{
-		Name:                in.Name,
-		Version:             in.Version,
-		Nonce:               nonce,
-		RequestedAttributes: in.RequestedAttributes,
-		RequestedPredicates: in.RequestedPredicates,
-		NonRevoked:          in.NonRevoked,
-	}
-	if out.RequestedAttributes == nil {
-		out.RequestedAttributes = map[string]backend.IndyAttribute{}
-	}
-	if out.RequestedPredicates == nil {
-		out.RequestedPredicates = map[string]backend.IndyPredicate{}
-	}
-	return out
 }
 
 // InvitationParams is what BuildInvitation needs.

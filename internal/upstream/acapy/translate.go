@@ -67,13 +67,7 @@ func buildCreate(req backend.OOBRequest) ([]byte, error) {
 		out = append(out, enc...)
 		out = append(out, "}}"...)
 	default:
-		indy := *req.Indy
-		if indy.RequestedAttributes == nil {
-			indy.RequestedAttributes = map[string]backend.IndyAttribute{}
-		}
-		if indy.RequestedPredicates == nil {
-			indy.RequestedPredicates = map[string]backend.IndyPredicate{}
-		}
+		indy := req.Indy.WithBothMaps()
 		refs := make([]string, 0, len(indy.RequestedAttributes))
 		for ref := range indy.RequestedAttributes {
 			refs = append(refs, ref)

@@ -38,14 +38,7 @@ func (b *Backend) buildCreate(org backend.Org, req backend.OOBRequest) ([]byte, 
 		}
 		out = append(out, "}}"...)
 	default:
-		indy := *req.Indy
-		// Credo wants both maps, even empty; the agent adds the nonce.
-		if indy.RequestedAttributes == nil {
-			indy.RequestedAttributes = map[string]backend.IndyAttribute{}
-		}
-		if indy.RequestedPredicates == nil {
-			indy.RequestedPredicates = map[string]backend.IndyPredicate{}
-		}
+		indy := req.Indy.WithBothMaps() // the agent adds the nonce
 		out = append(out, `{"indy":`...)
 		out = backend.AppendIndyRequest(out, &indy, true)
 		out = append(out, '}')
