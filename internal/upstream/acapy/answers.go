@@ -34,13 +34,8 @@ var presExNames = [...]string{
 // ok is false where that fails.
 func readPresEx(raw []byte) (px presEx, ok bool) {
 	var vals [len(presExNames)][]byte
-	odd, err := jsonpick.Object(raw, presExNames[:], vals[:])
-	switch {
-	case err != nil:
-		return px, false
-	case odd:
-		err := json.Unmarshal(raw, &px)
-		return px, err == nil
+	if picked, ok := jsonpick.Pick(raw, presExNames[:], vals[:], &px); !picked {
+		return px, ok
 	}
 	ok = true
 	for i, dst := range [...]*string{
@@ -67,13 +62,8 @@ var invitationRecordNames = []string{"invitation", "invitation_url"}
 // Invitation points into body.
 func readInvitationRecord(body []byte) (inv invitationRecord, ok bool) {
 	var vals [2][]byte
-	odd, err := jsonpick.Object(body, invitationRecordNames, vals[:])
-	switch {
-	case err != nil:
-		return inv, false
-	case odd:
-		err := json.Unmarshal(body, &inv)
-		return inv, err == nil
+	if picked, ok := jsonpick.Pick(body, invitationRecordNames, vals[:], &inv); !picked {
+		return inv, ok
 	}
 	inv.Invitation = vals[0]
 	inv.InvitationURL, ok = jsonpick.String(vals[1])

@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"encoding/json"
-
 	"github.com/proofgate/proofgate/internal/upstream/agent/jsonpick"
 )
 
@@ -14,16 +12,11 @@ var messageIDName = []string{"@id"}
 // empty or not JSON, not an object or null, "@id" not a string).
 func MessageID(raw []byte) (id string, ok bool) {
 	var vals [1][]byte
-	odd, err := jsonpick.Object(raw, messageIDName, vals[:])
-	switch {
-	case err != nil:
-		return "", false
-	case odd:
-		var msg struct {
-			ID string `json:"@id"`
-		}
-		err := json.Unmarshal(raw, &msg)
-		return msg.ID, err == nil
+	var msg struct {
+		ID string `json:"@id"`
+	}
+	if picked, ok := jsonpick.Pick(raw, messageIDName, vals[:], &msg); !picked {
+		return msg.ID, ok
 	}
 	return jsonpick.String(vals[0])
 }

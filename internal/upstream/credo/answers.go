@@ -30,13 +30,8 @@ var createAnswerNames = []string{"invitationUrl", "invitation", "proofRecordThId
 // Invitation points into body.
 func readCreateAnswer(body []byte) (ans createAnswer, ok bool) {
 	var vals [3][]byte
-	odd, err := jsonpick.Object(body, createAnswerNames, vals[:])
-	switch {
-	case err != nil:
-		return ans, false
-	case odd:
-		err := json.Unmarshal(body, &ans)
-		return ans, err == nil
+	if picked, ok := jsonpick.Pick(body, createAnswerNames, vals[:], &ans); !picked {
+		return ans, ok
 	}
 	var urlOK, thOK bool
 	ans.InvitationURL, urlOK = jsonpick.String(vals[0])

@@ -83,6 +83,21 @@ func Object(doc []byte, names []string, vals [][]byte) (odd bool, err error) {
 	return odd, nil
 }
 
+// Pick is Object for readers that decode what they pick: where doc is odd
+// it decodes doc into fallback with encoding/json instead. picked says the
+// values are in vals, for the caller to decode; otherwise ok tells whether
+// doc was read (into fallback) at all, as json.Unmarshal would have.
+func Pick(doc []byte, names []string, vals [][]byte, fallback any) (picked, ok bool) {
+	odd, err := Object(doc, names, vals)
+	switch {
+	case err != nil:
+		return false, false
+	case odd:
+		return false, json.Unmarshal(doc, fallback) == nil
+	}
+	return true, true
+}
+
 // Array checks that doc is one JSON value, an array or null, and calls
 // each for every element that is an object, with the element's raw JSON
 // and its members picked as Object picks them (vals is reused between
