@@ -15,9 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -167,138 +165,6 @@ func code(status int) string {
 	return "other"
 }
 
-// requestKey names one request series; its collectors are looked up once.
-type requestKey struct {
-	op, backend string
-	status      int
-}
-
-type requestSeries struct {
-	count    prometheus.Counter
-	duration prometheus.Observer
-}
-
-var requestCache sync.Map // requestKey → requestSeries
-
-// earlyOps are the operations whose answers before a backend (401, 400,
-// 403, …: what unauthenticated and malformed traffic gets) have their
-// series in earlySeries, found by index rather than by hashing the key.
-var earlyOps = [...]string{OpSendOOB, OpAccept}
-
-// earlySeries holds the series of earlyOps[i] with NoBackend and status
-// 100+j at [i][j], each resolved on first use.
-var earlySeries [len(earlyOps)][500]atomic.Pointer[requestSeries]
-
-// ObserveRequest counts one answered request of operation op, served by
-// the named backend (NoBackend if none), and its duration.
-func ObserveRequest(op, backend string, status int, d time.Duration) {
-	rs := requestSeriesOf(op, backend, status)
-	rs.count.Inc()
-	rs.duration.Observe(d.Seconds())
-}
-
-func requestSeriesOf(op, backend string, status int) *requestSeries {
-	if backend == "" {
-		backend = NoBackend
-		if i := slices.Index(earlyOps[:], op); i >= 0 && status >= 100 && status < 600 {
-			p := &earlySeries[i][status-100]
-			if rs := p.Load(); rs != nil {
-				return rs
-			}
-			rs := newRequestSeries(op, backend, status)
-			p.Store(rs)
-			return rs
-		}
-	}
-	k := requestKey{op, backend, status}
-	s, ok := requestCache.Load(k)
-	if !ok {
-		s, _ = requestCache.LoadOrStore(k, newRequestSeries(op, backend, status))
-	}
-	return s.(*requestSeries)
-}
-
-func newRequestSeries(op, backend string, status int) *requestSeries {
-	return &requestSeries{
-		count:    requests.WithLabelValues(op, backend, code(status), Class(status)),
-		duration: requestDuration.WithLabelValues(op, backend),
-	}
-}
-
-// ObserveAgentCall records one call to an upstream agent: agent names it
-// (type and base URL), method and path are the call's (ids in the path
-// are replaced by {id}), status is the answer's status (0 when none came,
-// err then says why).
-func ObserveAgentCall(agent, method, path string, status int, d time.Duration) {
-	outcome := "error"
-	if status > 0 {
-		outcome = Class(status)
-	}
-	agentCallObserver(agent, method, path, outcome).Observe(d.Seconds())
-}
-
-// agentCallObservers holds the histogram of each (agent, method, path
-// template, outcome) once resolved: the label set is bounded (configured
-// agents, the calls proofgate makes), and looking one up by a key built
-// on the stack costs no allocation, unlike WithLabelValues on every call.
-var agentCallObservers = struct {
-	sync.RWMutex
-	m map[string]prometheus.Observer
-}{m: map[string]prometheus.Observer{}}
-
-func agentCallObserver(agent, method, path, outcome string) prometheus.Observer {
-	var buf [256]byte
-	key := append(buf[:0], agent...)
-	key = append(key, 0)
-	key = append(key, method...)
-	key = append(key, ' ')
-	key = appendCallPath(key, path)
-	key = append(key, 0)
-	key = append(key, outcome...)
-	agentCallObservers.RLock()
-	o, ok := agentCallObservers.m[string(key)]
-	agentCallObservers.RUnlock()
-	if ok {
-		return o
-	}
-	o = agentCalls.WithLabelValues(agent, method+" "+CallPath(path), outcome)
-	agentCallObservers.Lock()
-	agentCallObservers.m[string(key)] = o
-	agentCallObservers.Unlock()
-	return o
-}
-
-// CallPath replaces the segments of an agent path that name things (ids,
-// tenants: anything with a digit, or longer than 40 bytes) with {id}, so
-// the label stays bounded: /present-proof-2.0/records/{id}/verify-presentation.
-func CallPath(path string) string {
-	return string(appendCallPath(make([]byte, 0, len(path)+8), path))
-}
-
-// appendCallPath appends CallPath(path) to dst.
-func appendCallPath(dst []byte, path string) []byte {
-	for i := 0; ; i++ {
-		seg, rest, more := strings.Cut(path, "/")
-		if i > 0 {
-			dst = append(dst, '/')
-		}
-		if len(seg) > 40 || (strings.ContainsAny(seg, "0123456789") && !knownSegment(seg)) {
-			dst = append(dst, "{id}"...)
-		} else {
-			dst = append(dst, seg...)
-		}
-		if !more {
-			return dst
-		}
-		path = rest
-	}
-}
-
-// knownSegment: path segments of the agents' APIs that contain digits.
-func knownSegment(s string) bool {
-	return s == "present-proof-2.0" || s == "issue-credential-2.0" || s == "v1" || s == "v2"
-}
-
 // JWKS fetch outcomes.
 const (
 	JWKSOK          = "ok"
@@ -310,121 +176,6 @@ const (
 // JWKSRateLimited).
 func JWKSFetch(outcome string) {
 	jwksFetches.WithLabelValues(bounded(outcome, JWKSOK, JWKSFailed, JWKSRateLimited)).Inc()
-}
-
-// validationFields are the field labels of validation_failures_total: the
-// body fields of 4.1 and what else a problem can be about.
-var validationFields = [...]string{
-	"goalCode", "protocolVersion", "comment", "proofFormats", "presentationDefinition",
-	"autoAcceptProof", "label", "parentThreadId", "isShortenUrl", "emailId", "reuseConnection",
-	"requestType", "body", "orgId", "proofRecordId",
-}
-
-// ValidationFailures counts the problems of a rejected request, each as
-// the "field.path: problem" the client was sent; the label is the
-// top-level field.
-func ValidationFailures(problems []string) {
-	for _, p := range problems {
-		validationCounterAt(validationFieldIndex(p)).Inc()
-	}
-}
-
-// validationCounters are the series of validation_failures_total, one per
-// label value, each looked up in the vector once (on first use, so that
-// series appear only once counted, as with WithLabelValues) instead of
-// hashing the label on every rejected request.
-var validationCounters [len(validationFields) + 1]atomic.Pointer[prometheus.Counter]
-
-func validationCounter(field string) prometheus.Counter {
-	i := slices.Index(validationFields[:], field)
-	if i < 0 {
-		i = len(validationFields) // "other"
-	}
-	return validationCounterAt(i)
-}
-
-// validationCounterAt is the series of validationFields[i], or of "other"
-// for i == len(validationFields).
-func validationCounterAt(i int) prometheus.Counter {
-	if c := validationCounters[i].Load(); c != nil {
-		return *c
-	}
-	field := "other"
-	if i < len(validationFields) {
-		field = validationFields[i]
-	}
-	c := validationFailures.WithLabelValues(field)
-	validationCounters[i].Store(&c)
-	return c
-}
-
-// ValidationField is the label of one problem: its top-level field, or
-// "other".
-func ValidationField(problem string) string {
-	if i := validationFieldIndex(problem); i < len(validationFields) {
-		return validationFields[i]
-	}
-	return "other"
-}
-
-// validationFieldIndex is the index in validationFields of the problem's
-// top-level field, or len(validationFields) for "other".
-func validationFieldIndex(problem string) int {
-	end := strings.IndexAny(problem, ".[: ")
-	if end < 0 {
-		end = len(problem)
-	}
-	if i := slices.Index(validationFields[:], problem[:end]); i >= 0 {
-		return i
-	}
-	return len(validationFields)
-}
-
-// Auth failure reasons that are not a JWT's own.
-const (
-	AuthMissing       = "missing"
-	AuthInvalidAPIKey = "invalid_api_key"
-	AuthUnavailable   = "unavailable"
-	AuthForbidden     = "forbidden"
-	AuthOther         = "other"
-)
-
-// authReasons are the label values of auth_failures_total: the constants
-// above and the JWT verifier's reasons, spelled with underscores.
-var authReasons = [...]string{
-	AuthMissing, AuthInvalidAPIKey, AuthUnavailable, AuthForbidden, AuthOther,
-	"token_too_large", "signature_algorithm_not_allowed", "malformed_token", "unknown_signing_key",
-	"bad_signature", "token_has_no_exp", "token_expired", "token_not_valid_yet",
-	"token_issued_in_the_future", "wrong_issuer", "wrong_audience", "invalid_claims",
-}
-
-// AuthFailure counts one refused request by reason (spaces become
-// underscores; unknown reasons are "other").
-func AuthFailure(reason string) {
-	authFailureCounter(reason).Inc()
-}
-
-// authFailureCounters are the series of auth_failures_total by index in
-// authReasons, each looked up in the vector once (on first use, as with
-// validationCounters): every 401 counts one.
-var authFailureCounters [len(authReasons)]atomic.Pointer[prometheus.Counter]
-
-func authFailureCounter(reason string) prometheus.Counter {
-	i := slices.Index(authReasons[:], reason) // the constants, as passed
-	if i < 0 {
-		i = slices.Index(authReasons[:], AuthReason(reason))
-	}
-	if c := authFailureCounters[i].Load(); c != nil {
-		return *c
-	}
-	c := authFailures.WithLabelValues(authReasons[i])
-	authFailureCounters[i].Store(&c)
-	return c
-}
-
-// AuthReason is the label of a reason.
-func AuthReason(reason string) string {
-	return bounded(strings.ReplaceAll(reason, " ", "_"), authReasons[:]...)
 }
 
 // Outbox kinds and delivery outcomes.
@@ -499,4 +250,17 @@ func bounded(v string, allowed ...string) string {
 		return v
 	}
 	return "other"
+}
+
+// resolved returns the series in slot, resolving it with resolve on first
+// use: a label set is looked up in its vector once, not hashed on every
+// observation, and its series appears only once first counted (as with
+// WithLabelValues). Two first uses at once resolve the same series.
+func resolved[T any](slot *atomic.Pointer[T], resolve func() T) T {
+	if p := slot.Load(); p != nil {
+		return *p
+	}
+	v := resolve()
+	slot.Store(&v)
+	return v
 }

@@ -1,0 +1,118 @@
+package metrics
+
+import (
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// validationFields are the field labels of validation_failures_total: the
+// body fields of 4.1 and what else a problem can be about.
+var validationFields = [...]string{
+	"goalCode", "protocolVersion", "comment", "proofFormats", "presentationDefinition",
+	"autoAcceptProof", "label", "parentThreadId", "isShortenUrl", "emailId", "reuseConnection",
+	"requestType", "body", "orgId", "proofRecordId",
+}
+
+// ValidationFailures counts the problems of a rejected request, each as
+// the "field.path: problem" the client was sent; the label is the
+// top-level field.
+func ValidationFailures(problems []string) {
+	for _, p := range problems {
+		validationCounterAt(validationFieldIndex(p)).Inc()
+	}
+}
+
+// validationCounters are the series of validation_failures_total, one per
+// label value, each looked up in the vector once (on first use, so that
+// series appear only once counted, as with WithLabelValues) instead of
+// hashing the label on every rejected request.
+var validationCounters [len(validationFields) + 1]atomic.Pointer[prometheus.Counter]
+
+func validationCounter(field string) prometheus.Counter {
+	i := slices.Index(validationFields[:], field)
+	if i < 0 {
+		i = len(validationFields) // "other"
+	}
+	return validationCounterAt(i)
+}
+
+// validationCounterAt is the series of validationFields[i], or of "other"
+// for i == len(validationFields).
+func validationCounterAt(i int) prometheus.Counter {
+	return resolved(&validationCounters[i], func() prometheus.Counter {
+		field := "other"
+		if i < len(validationFields) {
+			field = validationFields[i]
+		}
+		return validationFailures.WithLabelValues(field)
+	})
+}
+
+// ValidationField is the label of one problem: its top-level field, or
+// "other".
+func ValidationField(problem string) string {
+	if i := validationFieldIndex(problem); i < len(validationFields) {
+		return validationFields[i]
+	}
+	return "other"
+}
+
+// validationFieldIndex is the index in validationFields of the problem's
+// top-level field, or len(validationFields) for "other".
+func validationFieldIndex(problem string) int {
+	end := strings.IndexAny(problem, ".[: ")
+	if end < 0 {
+		end = len(problem)
+	}
+	if i := slices.Index(validationFields[:], problem[:end]); i >= 0 {
+		return i
+	}
+	return len(validationFields)
+}
+
+// Auth failure reasons that are not a JWT's own.
+const (
+	AuthMissing       = "missing"
+	AuthInvalidAPIKey = "invalid_api_key"
+	AuthUnavailable   = "unavailable"
+	AuthForbidden     = "forbidden"
+	AuthOther         = "other"
+)
+
+// authReasons are the label values of auth_failures_total: the constants
+// above and the JWT verifier's reasons, spelled with underscores.
+var authReasons = [...]string{
+	AuthMissing, AuthInvalidAPIKey, AuthUnavailable, AuthForbidden, AuthOther,
+	"token_too_large", "signature_algorithm_not_allowed", "malformed_token", "unknown_signing_key",
+	"bad_signature", "token_has_no_exp", "token_expired", "token_not_valid_yet",
+	"token_issued_in_the_future", "wrong_issuer", "wrong_audience", "invalid_claims",
+}
+
+// AuthFailure counts one refused request by reason (spaces become
+// underscores; unknown reasons are "other").
+func AuthFailure(reason string) {
+	authFailureCounter(reason).Inc()
+}
+
+// authFailureCounters are the series of auth_failures_total by index in
+// authReasons, each looked up in the vector once (on first use, as with
+// validationCounters): every 401 counts one.
+var authFailureCounters [len(authReasons)]atomic.Pointer[prometheus.Counter]
+
+func authFailureCounter(reason string) prometheus.Counter {
+	i := slices.Index(authReasons[:], reason) // the constants, as passed
+	if i < 0 {
+		i = slices.Index(authReasons[:], AuthReason(reason))
+	}
+	return resolved(&authFailureCounters[i], func() prometheus.Counter {
+		return authFailures.WithLabelValues(authReasons[i])
+	})
+}
+
+// AuthReason is the label of a reason.
+func AuthReason(reason string) string {
+	return bounded(strings.ReplaceAll(reason, " ", "_"), authReasons[:]...)
+}
