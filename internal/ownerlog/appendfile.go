@@ -52,13 +52,6 @@ func (a *appender) own(key string) bool {
 	return ok
 }
 
-// current returns the file being appended to ("" when none).
-func (a *appender) current() string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.key
-}
-
 // write appends doc as one line and makes it durable. Commits are
 // serialized by the committer, so writes never interleave.
 func (a *appender) write(doc document) error {

@@ -95,13 +95,6 @@ func (x *index) adopt(id, org string) {
 	}
 }
 
-// len is the number of ids held.
-func (x *index) len() int {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	return len(x.uuids) + len(x.other)
-}
-
 // parseUUID reads id as a UUID in canonical form only (36 characters,
 // lower-case hex, dashes at 8, 13, 18 and 23), so that two spellings of
 // one UUID never share an entry.

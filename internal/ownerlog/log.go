@@ -128,9 +128,6 @@ func (l *Log) Get(id string) (string, bool) { return l.idx.get(id) }
 // Adopt puts id's org, learnt elsewhere, into memory (not storage).
 func (l *Log) Adopt(id, org string) { l.idx.adopt(id, org) }
 
-// Len is the number of records held in memory.
-func (l *Log) Len() int { return l.idx.len() }
-
 // Refresh reads the documents written since the directory was last read
 // (by other instances sharing the storage, or before the first read
 // finished). It waits for a reading that starts after the call, so a
@@ -188,9 +185,6 @@ func (l *Log) isDocument(key string) bool {
 
 // kindOf returns the kind of a document's key: 'b', 's' or 'a'.
 func kindOf(key string) byte { return path.Base(key)[0] }
-
-// isBatch reports whether key names a batch document.
-func isBatch(key string) bool { return kindOf(key) == 'b' }
 
 // stampOf returns the time in a document's name.
 func stampOf(key string) time.Time {

@@ -1,0 +1,122 @@
+package ownerlog
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/certmagic"
+)
+
+// writeAppendFile writes an append file as a process would have, stamped
+// at, with one line per document and then tail (an incomplete line).
+func writeAppendFile(t *testing.T, root string, at time.Time, docs []document, tail string) string {
+	t.Helper()
+	key := fmt.Sprintf("%s/a%020d-%s.jsonl", testDir, at.UnixNano(), randomHex(4))
+	var b []byte
+	for _, d := range docs {
+		line, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = append(append(b, line...), '\n')
+	}
+	b = append(b, tail...)
+	name := filepath.Join(root, filepath.FromSlash(key))
+	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
+// TestAppendFile: on file_system storage commits are lines of one file;
+// a line still being written (or cut by a crash) is read once complete.
+func TestAppendFile(t *testing.T) {
+	root := t.TempDir()
+	files := &certmagic.FileStorage{Path: root}
+	l := opened(t, files)
+	for i := range 3 {
+		if err := l.Append(Entry{ID: uuidN(i), OrgID: "a"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Forget(uuidN(0)); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := files.List(context.Background(), testDir, false)
+	if err != nil || len(keys) != 1 || kindOf(keys[0]) != 'a' {
+		t.Fatalf("documents: %v, %v; want one append file", keys, err)
+	}
+	b, err := files.Load(context.Background(), keys[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := bytes.Count(b, []byte{'\n'}); lines != 4 {
+		t.Fatalf("%d lines for 4 commits:\n%s", lines, b)
+	}
+
+	// Another process's file, its last line half written.
+	line := `{"owners":[{"id":"` + uuidN(9) + `","orgId":"b"}]}`
+	other := writeAppendFile(t, root, time.Now(), []document{{Owners: []Entry{{ID: uuidN(8), OrgID: "b"}}}}, line[:20])
+	reader := opened(t, files)
+	if _, ok := reader.Get(uuidN(8)); !ok {
+		t.Fatal("a complete line of another process's file was not read")
+	}
+	if _, ok := reader.Get(uuidN(9)); ok {
+		t.Fatal("a half-written line was read")
+	}
+	if _, ok := reader.Get(uuidN(0)); ok {
+		t.Fatal("a forgotten record was read")
+	}
+	f, err := os.OpenFile(filepath.Join(root, filepath.FromSlash(other)), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(line[20:] + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := reader.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if org, ok := reader.Get(uuidN(9)); !ok || org != "b" {
+		t.Fatalf("the line, once complete: %q, %v", org, ok)
+	}
+}
+
+// TestAppendFileFails: a commit that cannot be written fails for its
+// callers and leaves nothing in memory; the next starts a new file.
+func TestAppendFileFails(t *testing.T) {
+	root := t.TempDir()
+	l := opened(t, &certmagic.FileStorage{Path: root})
+	dir := filepath.Join(root, filepath.FromSlash(testDir))
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir, nil, 0o600); err != nil { // a file where the directory goes
+		t.Fatal(err)
+	}
+	if err := l.Append(Entry{ID: uuidN(1), OrgID: "a"}); err == nil {
+		t.Fatal("Append succeeded without its directory")
+	}
+	if _, ok := l.Get(uuidN(1)); ok {
+		t.Fatal("a failed append is in memory")
+	}
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Append(Entry{ID: uuidN(2), OrgID: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := opened(t, &certmagic.FileStorage{Path: root}).Get(uuidN(2)); !ok {
+		t.Fatal("the append after the failure is not in storage")
+	}
+}

@@ -1,0 +1,75 @@
+package ownerlog
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/certmagic"
+)
+
+// countingStorage counts listings.
+type countingStorage struct {
+	certmagic.Storage
+	mu    sync.Mutex
+	lists int
+}
+
+func (c *countingStorage) List(ctx context.Context, prefix string, recursive bool) ([]string, error) {
+	c.mu.Lock()
+	c.lists++
+	c.mu.Unlock()
+	return c.Storage.List(ctx, prefix, recursive)
+}
+
+func (c *countingStorage) listings() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lists
+}
+
+// TestRefreshUnchanged: once the directory has settled, a reading costs a
+// stat and no listing; a document added by another instance is still
+// found.
+func TestRefreshUnchanged(t *testing.T) {
+	for name := range sinks("") {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			testRefreshUnchanged(t, root, sinks(root)[name])
+		})
+	}
+}
+
+func testRefreshUnchanged(t *testing.T, root string, files certmagic.Storage) {
+	writer := opened(t, files)
+	if err := writer.Append(Entry{ID: uuidN(1), OrgID: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	past := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(filepath.Join(root, filepath.FromSlash(testDir)), past, past); err != nil {
+		t.Fatal(err)
+	}
+	storage := &countingStorage{Storage: files}
+	reader := opened(t, storage)
+	before := storage.listings()
+	for range 3 {
+		if err := reader.Refresh(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := storage.listings() - before; n != 0 {
+		t.Fatalf("%d listings of a settled directory", n)
+	}
+	if err := writer.Append(Entry{ID: uuidN(2), OrgID: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := reader.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if org, ok := reader.Get(uuidN(2)); !ok || org != "b" {
+		t.Fatalf("a record added after the directory settled: %q, %v", org, ok)
+	}
+}
