@@ -142,6 +142,8 @@ var ratioDefs = []ratioDef{
 	{"ratio_pass_through_vs_respond", "req/s of a request proofgate passes on, over respond", 0.9, false, rpsOf("pass_through", "respond")},
 	{"ratio_bad_request_vs_respond", "req/s of the 400 path (key checked, body validated), over respond", 0.8, false, rpsOf("bad_request", "respond")},
 	{"ratio_bad_request_vs_respond_same_request", "req/s of the 400 path over respond answering the same POST (headers and body): the handler's own cost, without what net/http spends reading a request with a body", 0, false, rpsOf("bad_request", "respond_post")},
+	{"ratio_respond_read_body_vs_respond", "req/s of respond reading the 400's body (echoing it) over respond: the most any handler that reads this body can reach", 0, false, rpsOf("respond_read_body", "respond")},
+	{"ratio_bad_request_vs_respond_read_body", "req/s of the 400 path over respond reading the same body: proofgate's own cost beyond reading the body", 0, false, rpsOf("bad_request", "respond_read_body")},
 	{"ratio_unauthorized_vs_respond", "req/s of the 401 path, over respond", 0.8, false, rpsOf("unauthorized", "respond")},
 	{"ratio_local_create_vs_durable_write", "local creates/s over durable writes/s at the same concurrency", 0.8, false, rpsOf("local_create", "durable_write")},
 	{"ratio_local_create_short_vs_durable_write", "local creates with a short URL (two durable writes)/s over durable writes/s", 0, false, rpsOf("local_create_short", "durable_write")},

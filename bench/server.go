@@ -29,6 +29,9 @@ const (
 // ports are the sites of the server and the stub agent.
 type ports struct {
 	respond, proxy, local, credo, acapy, stub int
+	// echo is respond answering with the request's body, which it reads
+	// to its end first, as any handler that looks at a body does.
+	echo int
 }
 
 // caddyfile is the server's config. The local site is examples/Caddyfile
@@ -65,6 +68,10 @@ func caddyfile(data, admin, requestLog string, p ports) string {
 
 http://127.0.0.1:%[2]d {
 	respond "ok" 200
+}
+
+http://127.0.0.1:%[16]d {
+	respond "{http.request.body}" 400
 }
 
 http://127.0.0.1:%[3]d {
@@ -109,7 +116,7 @@ http://127.0.0.1:%[6]d {
 	respond "ok" 200
 }
 `, data, p.respond, p.proxy, p.local, p.credo, p.acapy, p.stub,
-		benchKey, orgLocal, credoJWT, orgCredo, acapyKey, orgACAPy, admin, logOpt)
+		benchKey, orgLocal, credoJWT, orgCredo, acapyKey, orgACAPy, admin, logOpt, p.echo)
 }
 
 // serve is the server role: it runs Caddy with the Caddyfile named by
