@@ -71,3 +71,13 @@ func RecordIDForKey(pub ed25519.PublicKey) uuid.UUID {
 	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
 	return u
 }
+
+// RecordIDForThreadID maps a message's ~thread.thid to the record id; ok
+// is false when thid cannot be one of ours.
+func RecordIDForThreadID(thid string) (string, bool) {
+	u, ok := ParseID(thid)
+	if !ok {
+		return "", false
+	}
+	return RecordIDForThread(u).String(), true
+}

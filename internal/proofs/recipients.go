@@ -2,11 +2,14 @@ package proofs
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/didkey"
 )
 
 // MaxRecipientLookups bounds the recipients of one inbound envelope that
@@ -97,4 +100,51 @@ func (s *Service) RecipientFinder() func(ctx context.Context, verkey string) (Re
 		}
 		return r, err
 	}
+}
+
+// Recipient is a verifier private key found by its public key.
+type Recipient struct {
+	Key   ed25519.PrivateKey
+	OrgID string
+	// RecordID is set for a record's own key (reuseConnection false); for
+	// an org key the record comes from the message's thread.
+	RecordID string
+}
+
+// RecipientKey finds the private key an inbound envelope was encrypted to,
+// from the base58 verkey its header names: an org key, or the key of the
+// one record it was made for. backend.ErrNotFound when it is neither.
+func (s *Service) RecipientKey(ctx context.Context, verkey string) (Recipient, error) {
+	ok, err := s.keys.forVerkey(ctx, verkey)
+	if err == nil {
+		return Recipient{Key: ok.Key, OrgID: ok.OrgID}, nil
+	}
+	if !errors.Is(err, backend.ErrNotFound) {
+		return Recipient{}, err
+	}
+	pub, err := didkey.ParseVerkey(verkey)
+	if err != nil {
+		return Recipient{}, backend.ErrNotFound
+	}
+	doc, err := s.load(ctx, RecordIDForKey(pub))
+	if err != nil {
+		return Recipient{}, err
+	}
+	if doc.Key.Kind != KeyRecord || doc.Key.Verkey != verkey || len(doc.Key.Seed) != ed25519.SeedSize {
+		return Recipient{}, backend.ErrNotFound
+	}
+	priv := ed25519.NewKeyFromSeed(doc.Key.Seed)
+	if !pub.Equal(priv.Public()) {
+		return Recipient{}, fmt.Errorf("proofs: record %s: key seed does not match", doc.Record.ID)
+	}
+	return Recipient{Key: priv, OrgID: doc.Record.OrgID, RecordID: doc.Record.ID}, nil
+}
+
+// OrgKey returns the org's stable verifier key, creating it on first use.
+func (s *Service) OrgKey(ctx context.Context, orgID string) (ed25519.PrivateKey, error) {
+	ok, err := s.keys.forOrg(ctx, orgID)
+	if err != nil {
+		return nil, err
+	}
+	return ok.Key, nil
 }
