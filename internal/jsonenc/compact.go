@@ -16,55 +16,82 @@ const MaxDepth = jsonscan.MaxDepth
 // are kept without), after checking that src is exactly one JSON value.
 // The checking is internal/jsonscan's, which unlike encoding/json's
 // scanner walks strings, where nearly all of a document's bytes are,
-// eight bytes at a time; each token it delimits is copied whole.
+// eight bytes at a time.
 func AppendCompact(b, src []byte, html bool) ([]byte, error) {
 	c := compactor{s: jsonscan.Scanner{Src: src}, dst: b, html: html}
 	c.s.Space()
+	c.kept = c.s.Pos
 	if err := c.value(0); err != nil {
 		return b, err
 	}
+	c.dst = append(c.dst, src[c.kept:c.s.Pos]...)
 	if err := c.s.End(); err != nil {
 		return b, err
 	}
 	return c.dst, nil
 }
 
+// compactor copies src in runs: the bytes from kept on are owed to dst,
+// and are appended only where whitespace is dropped or a string's HTML
+// characters are escaped. A document that is already compact is thus
+// checked token by token but copied once.
 type compactor struct {
 	s    jsonscan.Scanner
 	dst  []byte
+	kept int
 	html bool
 }
 
-// value copies the value at c.s.Pos, inside depth objects and arrays.
-func (c *compactor) value(depth int) error {
-	s := &c.s
-	if s.Pos < len(s.Src) {
-		switch s.Src[s.Pos] {
-		case '{', '[':
-			if depth >= MaxDepth {
-				return errSyntax
-			}
-			return c.container(depth + 1)
-		case '"':
-			return c.string()
-		}
+// space drops the whitespace at s.Pos, if any.
+func (c *compactor) space() {
+	if s := &c.s; s.Pos < len(s.Src) && s.Src[s.Pos] <= ' ' {
+		c.drop()
 	}
-	// A number or a literal is copied as it is; anything else is no value.
-	start := s.Pos
-	if err := s.SkipValue(depth); err != nil {
-		return err
-	}
-	c.dst = append(c.dst, s.Src[start:s.Pos]...)
-	return nil
 }
 
-// container copies an object or array, which is at nesting level depth.
+// drop is kept out of space so that space stays small enough to inline.
+//
+//go:noinline
+func (c *compactor) drop() {
+	c.dst = append(c.dst, c.s.Src[c.kept:c.s.Pos]...)
+	c.s.Space()
+	c.kept = c.s.Pos
+}
+
+// value checks the value at s.Pos, inside depth objects and arrays.
+func (c *compactor) value(depth int) error {
+	s := &c.s
+	if s.Pos >= len(s.Src) {
+		return errSyntax
+	}
+	switch s.Src[s.Pos] {
+	case '{', '[':
+		if depth >= MaxDepth {
+			return errSyntax
+		}
+		return c.container(depth + 1)
+	case '"':
+		return c.string()
+	case 't':
+		return s.Literal("true")
+	case 'f':
+		return s.Literal("false")
+	case 'n':
+		return s.Literal("null")
+	}
+	return s.Number() // or no value at all
+}
+
+// container checks an object or array, which is at nesting level depth.
+// The structure is walked here rather than with jsonscan's Enter, Colon
+// and Next, since the whitespace they pass over is what is dropped.
 func (c *compactor) container(depth int) error {
 	s := &c.s
-	c.dst = append(c.dst, s.Src[s.Pos])
-	closing, empty := s.Enter()
-	if empty {
-		c.dst = append(c.dst, closing)
+	closing := s.Src[s.Pos] + 2 // ASCII: '{'+2 is '}', '['+2 is ']'
+	s.Pos++
+	c.space()
+	if s.Pos < len(s.Src) && s.Src[s.Pos] == closing {
+		s.Pos++
 		return nil
 	}
 	for {
@@ -72,39 +99,46 @@ func (c *compactor) container(depth int) error {
 			if err := c.string(); err != nil {
 				return err
 			}
-			if err := s.Colon(); err != nil {
-				return err
+			c.space()
+			if s.Pos >= len(s.Src) || s.Src[s.Pos] != ':' {
+				return errSyntax
 			}
-			c.dst = append(c.dst, ':')
+			s.Pos++
+			c.space()
 		}
 		if err := c.value(depth); err != nil {
 			return err
 		}
-		more, err := s.Next(closing)
-		if err != nil {
-			return err
+		c.space()
+		if s.Pos >= len(s.Src) {
+			return errSyntax
 		}
-		if !more {
-			c.dst = append(c.dst, closing)
+		switch s.Src[s.Pos] {
+		case ',':
+			s.Pos++
+			c.space()
+		case closing:
+			s.Pos++
 			return nil
+		default:
+			return errSyntax
 		}
-		c.dst = append(c.dst, ',')
 	}
 }
 
-// string copies a string literal, escaping with html what json.Marshal
+// string checks a string literal, escaping with html what json.Marshal
 // escapes in raw messages; its bytes are otherwise kept (invalid UTF-8
 // included, as encoding/json keeps them).
 func (c *compactor) string() error {
 	s := &c.s
-	start := s.Pos
 	rewrite, _, err := s.String(c.html)
 	if err != nil {
 		return err
 	}
-	c.dst = append(c.dst, s.Src[start:rewrite]...)
 	if rewrite < s.Pos {
+		c.dst = append(c.dst, s.Src[c.kept:rewrite]...)
 		c.dst = appendHTMLEscaped(c.dst, s.Src[rewrite:s.Pos])
+		c.kept = s.Pos
 	}
 	return nil
 }
@@ -116,7 +150,7 @@ func (c *compactor) string() error {
 func appendHTMLEscaped(b, str []byte) []byte {
 	start := 0
 	for i := 0; ; {
-		i = PlainRun(str, i, true)
+		i = jsonscan.PlainRun(str, i, true)
 		if i >= len(str) {
 			break
 		}

@@ -33,7 +33,7 @@ func AppendString[T Bytes](b []byte, s T, html bool) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		i = PlainRun(s, i, html)
+		i = jsonscan.PlainRun(s, i, html)
 		if i == len(s) {
 			break
 		}

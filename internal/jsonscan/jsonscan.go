@@ -40,7 +40,9 @@ type Scanner struct {
 // Space moves past whitespace (space, tab, newline, carriage return).
 func (s *Scanner) Space() {
 	src, i := s.Src, s.Pos
-	for i < len(src) && (src[i] == ' ' || src[i] == '\n' || src[i] == '\t' || src[i] == '\r') {
+	// Every byte of whitespace is at most ' ', and no token starts with
+	// one: one comparison answers for the byte after a token.
+	for i < len(src) && src[i] <= ' ' && (src[i] == ' ' || src[i] == '\n' || src[i] == '\t' || src[i] == '\r') {
 		i++
 	}
 	s.Pos = i
@@ -178,10 +180,7 @@ func isHex(b byte) bool {
 // returning the byte that closes the container. An empty container is
 // passed whole, and empty reports it.
 func (s *Scanner) Enter() (closing byte, empty bool) {
-	closing = ']'
-	if s.Src[s.Pos] == '{' {
-		closing = '}'
-	}
+	closing = s.Src[s.Pos] + 2 // ASCII: '{'+2 is '}', '['+2 is ']'
 	s.Pos++
 	s.Space()
 	if s.Pos < len(s.Src) && s.Src[s.Pos] == closing {
