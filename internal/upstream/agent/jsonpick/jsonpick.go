@@ -114,13 +114,9 @@ func Array(doc []byte, names []string, each func(elem []byte, vals [][]byte, odd
 		}
 		return ErrType
 	}
-	var buf [16][]byte
-	vals := buf[:0]
-	if len(names) <= len(buf) {
-		vals = buf[:len(names)]
-	} else {
-		vals = make([][]byte, len(names))
-	}
+	// vals is handed to each, which may keep it, so it is on the heap
+	// whatever is done (a [16][]byte array here was moved there too).
+	vals := make([][]byte, len(names))
 	if _, empty := s.Enter(); empty {
 		return syntax(s.End())
 	}
