@@ -114,8 +114,8 @@ func Array(doc []byte, names []string, each func(elem []byte, vals [][]byte, odd
 		}
 		return ErrType
 	}
-	// vals is handed to each, which may keep it, so it is on the heap
-	// whatever is done (a [16][]byte array here was moved there too).
+	// vals is handed to each, which may keep it: it is on the heap
+	// whatever is done, so it is made no larger than needed.
 	vals := make([][]byte, len(names))
 	if _, empty := s.Enter(); empty {
 		return syntax(s.End())
