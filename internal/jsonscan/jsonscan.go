@@ -28,10 +28,11 @@ const MaxDepth = 10000
 // JSON expected there.
 var ErrSyntax = errors.New("invalid JSON")
 
-// Scanner checks JSON in Src from Pos on. Its methods each check one
-// token or value starting at Pos (no leading whitespace) and move Pos
-// past it; on an error Pos is left somewhere inside, and the scan is
-// over. Users read Src[Pos] to see what comes next.
+// Scanner checks JSON in Src from Pos on. Each method checks what it is
+// named for, starting at Pos, and moves Pos past it; only Space, End,
+// Colon and Next pass whitespace. After an error Pos means nothing, and
+// the scan is over. Users read Src[Pos] to see what comes next, and
+// Src[start:Pos] is the token just passed.
 type Scanner struct {
 	Src []byte
 	Pos int
