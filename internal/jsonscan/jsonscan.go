@@ -30,7 +30,8 @@ var ErrSyntax = errors.New("invalid JSON")
 
 // Scanner checks JSON in Src from Pos on. Each method checks what it is
 // named for, starting at Pos, and moves Pos past it; only Space, End,
-// Colon and Next pass whitespace. After an error Pos means nothing, and
+// Enter, Colon and Next pass whitespace around what they check (SkipValue
+// passes what is inside the value). After an error Pos means nothing, and
 // the scan is over. Users read Src[Pos] to see what comes next, and
 // Src[start:Pos] is the token just passed.
 type Scanner struct {
