@@ -1,131 +1,124 @@
 package jsonenc
 
-import "errors"
+import "github.com/proofgate/proofgate/internal/jsonscan"
 
 // errSyntax is AppendCompact's answer to a value that is not JSON; the
 // caller reports which.
-var errSyntax = errors.New("invalid JSON")
+var errSyntax = jsonscan.ErrSyntax
 
 // MaxDepth is encoding/json's nesting limit.
-const MaxDepth = 10000
+const MaxDepth = jsonscan.MaxDepth
 
 // AppendCompact appends src as encoding/json compacts a json.RawMessage
 // it encodes (json.Marshal with html, an Encoder without HTML escaping
 // without): whitespace outside strings removed, and with html '<', '>',
 // '&', U+2028 and U+2029 escaped as in AppendString (U+2028 and U+2029
 // are kept without), after checking that src is exactly one JSON value.
-// Unlike encoding/json's scanner, it walks strings, where nearly all of a
-// document's bytes are, eight bytes at a time.
+// The checking is internal/jsonscan's, which unlike encoding/json's
+// scanner walks strings, where nearly all of a document's bytes are,
+// eight bytes at a time.
 func AppendCompact(b, src []byte, html bool) ([]byte, error) {
-	c := compactor{src: src, dst: b, html: html}
-	c.space()
+	c := compactor{s: jsonscan.Scanner{Src: src}, dst: b, html: html}
+	c.s.Space()
+	c.kept = c.s.Pos
 	if err := c.value(0); err != nil {
 		return b, err
 	}
-	c.space()
-	if c.pos != len(c.src) {
-		return b, errSyntax
+	c.dst = append(c.dst, src[c.kept:c.s.Pos]...)
+	if err := c.s.End(); err != nil {
+		return b, err
 	}
 	return c.dst, nil
 }
 
+// compactor copies src in runs: the bytes from kept on are owed to dst,
+// and are appended only where whitespace is dropped or a string's HTML
+// characters are escaped. A document that is already compact is thus
+// checked token by token but copied once.
 type compactor struct {
-	src  []byte
-	pos  int
+	s    jsonscan.Scanner
 	dst  []byte
+	kept int
 	html bool
 }
 
+// space drops the whitespace at s.Pos, if any.
 func (c *compactor) space() {
-	for c.pos < len(c.src) {
-		switch c.src[c.pos] {
-		case ' ', '\t', '\n', '\r':
-			c.pos++
-		default:
-			return
-		}
+	if s := &c.s; s.Pos < len(s.Src) && s.Src[s.Pos] <= ' ' {
+		c.drop()
 	}
 }
 
+// drop is kept out of space so that space stays small enough to inline.
+//
+//go:noinline
+func (c *compactor) drop() {
+	c.dst = append(c.dst, c.s.Src[c.kept:c.s.Pos]...)
+	c.s.Space()
+	c.kept = c.s.Pos
+}
+
+// value checks the value at s.Pos, inside depth objects and arrays.
 func (c *compactor) value(depth int) error {
-	if c.pos >= len(c.src) {
+	s := &c.s
+	if s.Pos >= len(s.Src) {
 		return errSyntax
 	}
-	switch b := c.src[c.pos]; {
-	case b == '{' || b == '[':
+	switch s.Src[s.Pos] {
+	case '{', '[':
 		if depth >= MaxDepth {
 			return errSyntax
 		}
 		return c.container(depth + 1)
-	case b == '"':
+	case '"':
 		return c.string()
-	case b == '-' || b >= '0' && b <= '9':
-		return c.number()
-	case b == 't':
-		return c.literal("true")
-	case b == 'f':
-		return c.literal("false")
-	case b == 'n':
-		return c.literal("null")
+	case 't':
+		return s.Literal("true")
+	case 'f':
+		return s.Literal("false")
+	case 'n':
+		return s.Literal("null")
 	}
-	return errSyntax
+	return s.Number() // or no value at all
 }
 
-func (c *compactor) literal(word string) error {
-	if len(c.src)-c.pos < len(word) || string(c.src[c.pos:c.pos+len(word)]) != word {
-		return errSyntax
-	}
-	c.dst = append(c.dst, word...)
-	c.pos += len(word)
-	return nil
-}
-
-// container copies an object or array.
+// container checks an object or array, which is at nesting level depth.
+// The structure is walked here rather than with jsonscan's Enter, Colon
+// and Next, since the whitespace they pass over is what is dropped.
 func (c *compactor) container(depth int) error {
-	open := c.src[c.pos]
-	closing := byte(']')
-	if open == '{' {
-		closing = '}'
-	}
-	c.dst = append(c.dst, open)
-	c.pos++
+	s := &c.s
+	closing := s.Src[s.Pos] + 2 // ASCII: '{'+2 is '}', '['+2 is ']'
+	s.Pos++
 	c.space()
-	if c.pos < len(c.src) && c.src[c.pos] == closing {
-		c.dst = append(c.dst, closing)
-		c.pos++
+	if s.Pos < len(s.Src) && s.Src[s.Pos] == closing {
+		s.Pos++
 		return nil
 	}
 	for {
-		c.space()
-		if open == '{' {
-			if c.pos >= len(c.src) || c.src[c.pos] != '"' {
-				return errSyntax
-			}
+		if closing == '}' {
 			if err := c.string(); err != nil {
 				return err
 			}
 			c.space()
-			if c.pos >= len(c.src) || c.src[c.pos] != ':' {
+			if s.Pos >= len(s.Src) || s.Src[s.Pos] != ':' {
 				return errSyntax
 			}
-			c.dst = append(c.dst, ':')
-			c.pos++
+			s.Pos++
 			c.space()
 		}
 		if err := c.value(depth); err != nil {
 			return err
 		}
 		c.space()
-		if c.pos >= len(c.src) {
+		if s.Pos >= len(s.Src) {
 			return errSyntax
 		}
-		switch c.src[c.pos] {
+		switch s.Src[s.Pos] {
 		case ',':
-			c.dst = append(c.dst, ',')
-			c.pos++
+			s.Pos++
+			c.space()
 		case closing:
-			c.dst = append(c.dst, closing)
-			c.pos++
+			s.Pos++
 			return nil
 		default:
 			return errSyntax
@@ -133,96 +126,48 @@ func (c *compactor) container(depth int) error {
 	}
 }
 
-// string copies a string literal, escaping with html what json.Marshal
+// string checks a string literal, escaping with html what json.Marshal
 // escapes in raw messages; its bytes are otherwise kept (invalid UTF-8
 // included, as encoding/json keeps them).
 func (c *compactor) string() error {
-	c.dst = append(c.dst, '"')
-	src := c.src
-	i := c.pos + 1
-	start := i
-	for {
-		i = PlainRun(src, i, c.html)
-		if i >= len(src) {
-			return errSyntax
-		}
-		switch b := src[i]; {
-		case b == '"':
-			c.dst = append(c.dst, src[start:i]...)
-			c.dst = append(c.dst, '"')
-			c.pos = i + 1
-			return nil
-		case b < 0x20:
-			return errSyntax
-		case b == '\\':
-			if i+1 >= len(src) {
-				return errSyntax
-			}
-			switch src[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if len(src)-i < 6 || !isHex(src[i+2]) || !isHex(src[i+3]) || !isHex(src[i+4]) || !isHex(src[i+5]) {
-					return errSyntax
-				}
-				i += 6
-			default:
-				return errSyntax
-			}
-		case b == '<' || b == '>' || b == '&':
-			c.dst = append(c.dst, src[start:i]...)
-			c.dst = append(c.dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xf])
-			i++
-			start = i
-		case c.html && b == 0xe2 && i+2 < len(src) && src[i+1] == 0x80 && src[i+2]&^1 == 0xa8:
-			c.dst = append(c.dst, src[start:i]...)
-			c.dst = append(c.dst, '\\', 'u', '2', '0', '2', hexDigits[src[i+2]&0xf])
-			i += 3
-			start = i
-		default: // other UTF-8 (kept as it is, invalid sequences too)
-			i++
-		}
+	s := &c.s
+	rewrite, _, err := s.String(c.html)
+	if err != nil {
+		return err
 	}
-}
-
-// number copies a number after checking the JSON grammar.
-func (c *compactor) number() error {
-	start := c.pos
-	digits := func() int {
-		n := 0
-		for c.pos < len(c.src) && c.src[c.pos] >= '0' && c.src[c.pos] <= '9' {
-			c.pos++
-			n++
-		}
-		return n
+	if rewrite < s.Pos {
+		c.dst = append(c.dst, s.Src[c.kept:rewrite]...)
+		c.dst = appendHTMLEscaped(c.dst, s.Src[rewrite:s.Pos])
+		c.kept = s.Pos
 	}
-	if c.src[c.pos] == '-' {
-		c.pos++
-	}
-	if c.pos < len(c.src) && c.src[c.pos] == '0' {
-		c.pos++
-	} else if digits() == 0 {
-		return errSyntax
-	}
-	if c.pos < len(c.src) && c.src[c.pos] == '.' {
-		c.pos++
-		if digits() == 0 {
-			return errSyntax
-		}
-	}
-	if c.pos < len(c.src) && (c.src[c.pos] == 'e' || c.src[c.pos] == 'E') {
-		c.pos++
-		if c.pos < len(c.src) && (c.src[c.pos] == '+' || c.src[c.pos] == '-') {
-			c.pos++
-		}
-		if digits() == 0 {
-			return errSyntax
-		}
-	}
-	c.dst = append(c.dst, c.src[start:c.pos]...)
 	return nil
 }
 
-func isHex(b byte) bool {
-	return b >= '0' && b <= '9' || b >= 'a' && b <= 'f' || b >= 'A' && b <= 'F'
+// appendHTMLEscaped appends str, the checked rest of a string literal,
+// with '<', '>', '&', U+2028 and U+2029 escaped as json.Marshal escapes
+// them in a json.RawMessage. Backslash escapes need no care: no byte of
+// one is among those.
+func appendHTMLEscaped(b, str []byte) []byte {
+	start := 0
+	for i := 0; ; {
+		i = jsonscan.PlainRun(str, i, true)
+		if i >= len(str) {
+			break
+		}
+		switch c := str[i]; {
+		case c == '<' || c == '>' || c == '&':
+			b = append(b, str[start:i]...)
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			i++
+			start = i
+		case c == 0xe2 && i+2 < len(str) && str[i+1] == 0x80 && str[i+2]&^1 == 0xa8:
+			b = append(b, str[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[str[i+2]&0xf])
+			i += 3
+			start = i
+		default: // '"', '\\' and other UTF-8, kept as they are
+			i++
+		}
+	}
+	return append(b, str[start:]...)
 }

@@ -88,3 +88,32 @@ func FuzzAppendCompact(f *testing.F) {
 		}
 	})
 }
+
+// TestAppendCompact: whitespace dropped wherever it may be, HTML escaped
+// in keys and values alike, and on an error b comes back as it was.
+func TestAppendCompact(t *testing.T) {
+	for _, tc := range []struct {
+		src, want string
+		html      bool
+	}{
+		{" \t\r\n{ \"a\" : [ 1 , { } , [ ] , \"x y\" ] , \"b\" :null }\n", `{"a":[1,{},[],"x y"],"b":null}`, false},
+		{`{"<k>":"a&b","c":"\u003c<"}`, `{"\u003ck\u003e":"a\u0026b","c":"\u003c\u003c"}`, true},
+		{`{"<k>":"a&b"}`, `{"<k>":"a&b"}`, false},
+		{"[\"\u2028\", \"x\u2029\"]", `["\u2028","x\u2029"]`, true},
+		{"[\"\u2028\"]", "[\"\u2028\"]", false},
+		{`"\\<"`, `"\\\u003c"`, true},
+		{`[true,false,-0.5e-3]`, `[true,false,-0.5e-3]`, true},
+	} {
+		got, err := AppendCompact([]byte("x"), []byte(tc.src), tc.html)
+		if err != nil || string(got) != "x"+tc.want {
+			t.Errorf("AppendCompact(%q, html %v) = %s, %v; want x%s", tc.src, tc.html, got, err, tc.want)
+		}
+	}
+	for _, src := range []string{``, ` `, `[1 2]`, `{"a" 1}`, `[1,]`, `{"a":1} x`, "\"\x01\"", `{"a":tru}`} {
+		b := []byte("kept")
+		// Callers wrap the message ("presentation definition: invalid JSON").
+		if got, err := AppendCompact(b, []byte(src), true); err == nil || err.Error() != "invalid JSON" || string(got) != "kept" {
+			t.Errorf("AppendCompact(%q) = %q, %v; want kept and invalid JSON", src, got, err)
+		}
+	}
+}

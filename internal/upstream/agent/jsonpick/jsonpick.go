@@ -6,9 +6,9 @@
 // encoding/json scans a document twice (checkValid, then the decode), copies
 // every json.RawMessage and walks strings byte by byte; the agents' answers
 // are mostly long strings (an invitation URL is the base64 of the
-// invitation) and members proofgate never reads. Here strings are skipped
-// eight bytes at a time (jsonenc.PlainRun) and unused members are only
-// checked, not decoded.
+// invitation) and members proofgate never reads. Here the document is
+// checked by internal/jsonscan, which skips strings eight bytes at a time,
+// and unused members are only checked, not decoded.
 //
 // The fast path is exact only for the plain case. Where encoding/json
 // would do something subtler — a key that matches a name only once
@@ -19,8 +19,7 @@
 // internal/validate has the project's other JSON parser; it is not used
 // here because it does the opposite job: it builds every value of a
 // client's request into a tree, with paths, to name each problem, where
-// this builds nothing and keeps the answer's bytes. A tokenizer shared by
-// both would have to serve both ways; that has not been worth it yet.
+// this builds nothing and keeps the answer's bytes.
 package jsonpick
 
 import (
@@ -29,12 +28,12 @@ import (
 	"errors"
 	"unicode/utf8"
 
-	"github.com/proofgate/proofgate/internal/jsonenc"
+	"github.com/proofgate/proofgate/internal/jsonscan"
 )
 
 // MaxDepth is encoding/json's nesting limit: deeper documents are not
 // valid JSON to it.
-const MaxDepth = 10000
+const MaxDepth = jsonscan.MaxDepth
 
 // Errors of Object and Array.
 var (
@@ -53,34 +52,29 @@ var (
 // with encoding/json. The values point into doc.
 func Object(doc []byte, names []string, vals [][]byte) (odd bool, err error) {
 	clear(vals)
-	s := scanner{src: doc}
-	s.space()
+	s := jsonscan.Scanner{Src: doc}
+	s.Space()
 	switch {
-	case s.pos < len(doc) && doc[s.pos] == '{':
-		odd, err = s.object(0, names, vals)
-	case s.pos < len(doc) && doc[s.pos] == 'n':
-		err = s.literal("null")
+	case s.Pos < len(doc) && doc[s.Pos] == '{':
+		odd, err = pick(&s, 1, names, vals)
 		if err == nil {
-			err = s.end()
+			err = s.End()
 		}
-		return false, err
-	default:
-		if err = s.value(0); err == nil {
-			if err = s.end(); err == nil {
-				err = ErrType
-			}
+		if err != nil {
+			clear(vals)
+			return false, ErrSyntax
 		}
-		return false, err
+		return odd, nil
+	case s.Pos < len(doc) && doc[s.Pos] == 'n':
+		if s.Literal("null") != nil || s.End() != nil {
+			return false, ErrSyntax
+		}
+		return false, nil
 	}
-	if err != nil {
-		clear(vals)
-		return false, err
+	if s.SkipValue(0) != nil || s.End() != nil {
+		return false, ErrSyntax
 	}
-	if err = s.end(); err != nil {
-		clear(vals)
-		return false, err
-	}
-	return odd, nil
+	return false, ErrType
 }
 
 // Pick is Object for readers that decode what they pick: where doc is odd
@@ -106,62 +100,53 @@ func Pick(doc []byte, names []string, vals [][]byte, fallback any) (picked, ok b
 // returns an error, each may have seen the elements before the fault, and
 // what it made of them must be dropped.
 func Array(doc []byte, names []string, each func(elem []byte, vals [][]byte, odd bool)) error {
-	s := scanner{src: doc}
-	s.space()
-	if s.pos < len(doc) && doc[s.pos] == 'n' {
-		if err := s.literal("null"); err != nil {
-			return err
+	s := jsonscan.Scanner{Src: doc}
+	s.Space()
+	switch {
+	case s.Pos < len(doc) && doc[s.Pos] == 'n':
+		if s.Literal("null") != nil || s.End() != nil {
+			return ErrSyntax
 		}
-		return s.end()
-	}
-	if s.pos >= len(doc) || doc[s.pos] != '[' {
-		if err := s.value(0); err != nil {
-			return err
-		}
-		if err := s.end(); err != nil {
-			return err
+		return nil
+	case s.Pos >= len(doc) || doc[s.Pos] != '[':
+		if s.SkipValue(0) != nil || s.End() != nil {
+			return ErrSyntax
 		}
 		return ErrType
 	}
-	var buf [16][]byte
-	vals := buf[:0]
-	if len(names) <= len(buf) {
-		vals = buf[:len(names)]
-	} else {
-		vals = make([][]byte, len(names))
-	}
-	s.pos++
-	s.space()
-	if s.pos < len(doc) && doc[s.pos] == ']' {
-		s.pos++
-		return s.end()
+	// vals is handed to each, which may keep it: it is on the heap
+	// whatever is done, so it is made no larger than needed.
+	vals := make([][]byte, len(names))
+	if _, empty := s.Enter(); empty {
+		return syntax(s.End())
 	}
 	for {
-		s.space()
-		start := s.pos
-		if start < len(doc) && doc[start] == '{' {
+		if start := s.Pos; start < len(doc) && doc[start] == '{' {
 			clear(vals)
-			odd, err := s.object(1, names, vals)
+			odd, err := pick(&s, 2, names, vals)
 			if err != nil {
-				return err
+				return ErrSyntax
 			}
-			each(doc[start:s.pos], vals, odd)
-		} else if err := s.value(1); err != nil {
-			return err
-		}
-		s.space()
-		if s.pos >= len(doc) {
+			each(doc[start:s.Pos], vals, odd)
+		} else if s.SkipValue(1) != nil {
 			return ErrSyntax
 		}
-		c := doc[s.pos]
-		s.pos++
-		if c == ']' {
-			return s.end()
-		}
-		if c != ',' {
+		more, err := s.Next(']')
+		if err != nil {
 			return ErrSyntax
+		}
+		if !more {
+			return syntax(s.End())
 		}
 	}
+}
+
+// syntax is this package's error for an error of jsonscan.
+func syntax(err error) error {
+	if err != nil {
+		return ErrSyntax
+	}
+	return nil
 }
 
 // String decodes a picked value as encoding/json decodes it into a
@@ -176,7 +161,7 @@ func String(raw []byte) (s string, ok bool) {
 		return "", false
 	}
 	body := raw[1 : len(raw)-1]
-	if i := jsonenc.PlainRun(body, 0, false); i == len(body) ||
+	if i := jsonscan.PlainRun(body, 0, false); i == len(body) ||
 		(body[i] >= utf8.RuneSelf && bytes.IndexByte(body[i:], '\\') < 0 && utf8.Valid(body[i:])) {
 		return string(body), true
 	}
@@ -203,244 +188,47 @@ func BoolPtr(raw []byte) (b *bool, ok bool) {
 	return nil, false
 }
 
-// scanner checks JSON as encoding/json's scanner does (the same grammar,
-// whitespace and depth limit; like it, it does not check UTF-8).
-type scanner struct {
-	src []byte
-	pos int
-}
-
-// end checks that only whitespace follows the value.
-func (s *scanner) end() error {
-	s.space()
-	if s.pos != len(s.src) {
-		return ErrSyntax
-	}
-	return nil
-}
-
-func (s *scanner) space() {
-	for s.pos < len(s.src) {
-		switch s.src[s.pos] {
-		case ' ', '\t', '\n', '\r':
-			s.pos++
-		default:
-			return
-		}
-	}
-}
-
-// value checks one value starting at s.pos (no leading whitespace) at
-// nesting depth depth, and moves past it.
-func (s *scanner) value(depth int) error {
-	if s.pos >= len(s.src) {
-		return ErrSyntax
-	}
-	switch c := s.src[s.pos]; {
-	case c == '{':
-		_, err := s.object(depth, nil, nil)
-		return err
-	case c == '[':
-		return s.array(depth)
-	case c == '"':
-		_, err := s.str()
-		return err
-	case c == '-' || '0' <= c && c <= '9':
-		return s.number()
-	case c == 't':
-		return s.literal("true")
-	case c == 'f':
-		return s.literal("false")
-	case c == 'n':
-		return s.literal("null")
-	}
-	return ErrSyntax
-}
-
-func (s *scanner) literal(lit string) error {
-	if len(s.src)-s.pos < len(lit) || string(s.src[s.pos:s.pos+len(lit)]) != lit {
-		return ErrSyntax
-	}
-	s.pos += len(lit)
-	return nil
-}
-
-// number checks -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func (s *scanner) number() error {
-	src := s.src
-	if src[s.pos] == '-' {
-		s.pos++
-	}
-	switch {
-	case s.pos >= len(src):
-		return ErrSyntax
-	case src[s.pos] == '0':
-		s.pos++
-	case '1' <= src[s.pos] && src[s.pos] <= '9':
-		s.digits()
-	default:
-		return ErrSyntax
-	}
-	if s.pos < len(src) && src[s.pos] == '.' {
-		s.pos++
-		if !s.digits() {
-			return ErrSyntax
-		}
-	}
-	if s.pos < len(src) && (src[s.pos] == 'e' || src[s.pos] == 'E') {
-		s.pos++
-		if s.pos < len(src) && (src[s.pos] == '+' || src[s.pos] == '-') {
-			s.pos++
-		}
-		if !s.digits() {
-			return ErrSyntax
-		}
-	}
-	return nil
-}
-
-// digits moves past [0-9]* and reports whether there was one.
-func (s *scanner) digits() bool {
-	start := s.pos
-	for s.pos < len(s.src) && '0' <= s.src[s.pos] && s.src[s.pos] <= '9' {
-		s.pos++
-	}
-	return s.pos > start
-}
-
-// str checks the string starting at s.pos and moves past it; escaped
-// reports whether it holds an escape.
-func (s *scanner) str() (escaped bool, err error) {
-	src := s.src
-	s.pos++ // the opening quote
-	for {
-		s.pos = jsonenc.PlainRun(src, s.pos, false)
-		if s.pos >= len(src) {
-			return escaped, ErrSyntax
-		}
-		switch c := src[s.pos]; {
-		case c == '"':
-			s.pos++
-			return escaped, nil
-		case c == '\\':
-			escaped = true
-			s.pos++
-			if s.pos >= len(src) {
-				return escaped, ErrSyntax
-			}
-			switch src[s.pos] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				s.pos++
-			case 'u':
-				if len(src)-s.pos < 5 {
-					return escaped, ErrSyntax
-				}
-				for _, h := range src[s.pos+1 : s.pos+5] {
-					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
-						return escaped, ErrSyntax
-					}
-				}
-				s.pos += 5
-			default:
-				return escaped, ErrSyntax
-			}
-		case c < 0x20:
-			return escaped, ErrSyntax
-		default: // a byte of a multi-byte sequence, not checked (as encoding/json)
-			s.pos++
-		}
-	}
-}
-
-func (s *scanner) array(depth int) error {
-	if depth++; depth > MaxDepth {
-		return ErrSyntax
-	}
-	src := s.src
-	s.pos++ // '['
-	s.space()
-	if s.pos < len(src) && src[s.pos] == ']' {
-		s.pos++
-		return nil
-	}
-	for {
-		s.space()
-		if err := s.value(depth); err != nil {
-			return err
-		}
-		s.space()
-		if s.pos >= len(src) {
-			return ErrSyntax
-		}
-		c := src[s.pos]
-		s.pos++
-		if c == ']' {
-			return nil
-		}
-		if c != ',' {
-			return ErrSyntax
-		}
-	}
-}
-
-// object checks the object starting at s.pos and moves past it, picking
-// the members named in names into vals (names is nil below the top).
-func (s *scanner) object(depth int, names []string, vals [][]byte) (odd bool, err error) {
-	if depth++; depth > MaxDepth {
-		return false, ErrSyntax
-	}
-	src := s.src
-	s.pos++ // '{'
-	s.space()
-	if s.pos < len(src) && src[s.pos] == '}' {
-		s.pos++
+// pick checks the object at s.Pos and moves past it, storing in vals the
+// raw values of the members named in names. depth is the object's own
+// nesting level (1 for a document that is the object), for the limit on
+// the values inside.
+func pick(s *jsonscan.Scanner, depth int, names []string, vals [][]byte) (odd bool, err error) {
+	src := s.Src
+	closing, empty := s.Enter()
+	if empty {
 		return false, nil
 	}
 	for {
-		s.space()
-		if s.pos >= len(src) || src[s.pos] != '"' {
-			return false, ErrSyntax
-		}
-		keyStart := s.pos
-		escaped, err := s.str()
+		keyStart := s.Pos
+		_, escaped, err := s.String(false)
 		if err != nil {
 			return false, err
 		}
-		key := src[keyStart+1 : s.pos-1]
-		s.space()
-		if s.pos >= len(src) || src[s.pos] != ':' {
-			return false, ErrSyntax
-		}
-		s.pos++
-		s.space()
-		valStart := s.pos
-		if err := s.value(depth); err != nil {
+		key := src[keyStart+1 : s.Pos-1]
+		if err := s.Colon(); err != nil {
 			return false, err
 		}
-		if names != nil {
-			if escaped {
-				// It may name a member once unescaped.
-				odd = true
-			} else if i := match(key, names); i >= 0 {
-				if vals[i] != nil {
-					odd = true // given twice
-				}
-				vals[i] = src[valStart:s.pos]
-			} else if i == foldedMatch {
-				odd = true
+		valStart := s.Pos
+		if err := s.SkipValue(depth); err != nil {
+			return false, err
+		}
+		if escaped {
+			// It may name a member once unescaped.
+			odd = true
+		} else if i := match(key, names); i >= 0 {
+			if vals[i] != nil {
+				odd = true // given twice
 			}
+			vals[i] = src[valStart:s.Pos]
+		} else if i == foldedMatch {
+			odd = true
 		}
-		s.space()
-		if s.pos >= len(src) {
-			return false, ErrSyntax
+		more, err := s.Next(closing)
+		if err != nil {
+			return false, err
 		}
-		c := src[s.pos]
-		s.pos++
-		if c == '}' {
+		if !more {
 			return odd, nil
-		}
-		if c != ',' {
-			return false, ErrSyntax
 		}
 	}
 }
