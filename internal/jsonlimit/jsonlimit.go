@@ -8,6 +8,8 @@ package jsonlimit
 import (
 	"errors"
 	"fmt"
+
+	"github.com/proofgate/proofgate/internal/jsonscan"
 )
 
 // Limits of the documents the verifier reads from provers.
@@ -41,158 +43,69 @@ func (e *LimitError) Error() string {
 
 // Check scans one JSON text and fails with a *LimitError when it nests
 // deeper than maxDepth or holds more than maxValues values, or with
-// ErrInvalid when it is not JSON. It stops at the first limit exceeded.
+// ErrInvalid when it is not JSON (as encoding/json judges it: the grammar
+// is jsonscan's). It stops at the first limit exceeded.
 func Check(b []byte, maxDepth, maxValues int) error {
-	s := scanner{b: b, maxDepth: maxDepth, maxValues: maxValues}
-	s.ws()
-	if err := s.value(); err != nil {
+	c := counter{s: jsonscan.Scanner{Src: b}, maxDepth: maxDepth, maxValues: maxValues}
+	c.s.Space()
+	if err := c.value(0); err != nil {
 		return err
 	}
-	s.ws()
-	if s.i != len(s.b) {
+	if c.s.End() != nil {
 		return ErrInvalid
 	}
 	return nil
 }
 
-type scanner struct {
-	b                   []byte
-	i                   int
-	depth, values       int
+// counter walks a document with jsonscan, counting its values.
+type counter struct {
+	s                   jsonscan.Scanner
+	values              int
 	maxDepth, maxValues int
 }
 
-func (s *scanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
+// value moves past one value at nesting depth (the containers around
+// it). The recursion is cut at maxDepth, so the stack stays small.
+func (c *counter) value(depth int) error {
+	c.values++
+	if c.values > c.maxValues {
+		return &LimitError{Limit: c.maxValues}
 	}
-}
-
-func (s *scanner) count() error {
-	s.values++
-	if s.values > s.maxValues {
-		return &LimitError{Limit: s.maxValues}
-	}
-	return nil
-}
-
-// value scans one value. Containers are walked with an explicit depth
-// counter and a loop, not recursion per level beyond maxDepth: the
-// recursion is cut at maxDepth, so the stack stays small.
-func (s *scanner) value() error {
-	if s.i >= len(s.b) {
+	if c.s.Pos >= len(c.s.Src) {
 		return ErrInvalid
 	}
-	if err := s.count(); err != nil {
-		return err
-	}
-	switch c := s.b[s.i]; {
-	case c == '{' || c == '[':
-		s.depth++
-		if s.depth > s.maxDepth {
-			return &LimitError{Depth: true, Limit: s.maxDepth}
-		}
-		closer := byte('}')
-		if c == '[' {
-			closer = ']'
-		}
-		s.i++
-		s.ws()
-		if s.i < len(s.b) && s.b[s.i] == closer {
-			s.i++
-			s.depth--
-			return nil
-		}
-		for {
-			if c == '{' {
-				if s.i >= len(s.b) || s.b[s.i] != '"' {
-					return ErrInvalid
-				}
-				if err := s.str(); err != nil {
-					return err
-				}
-				s.ws()
-				if s.i >= len(s.b) || s.b[s.i] != ':' {
-					return ErrInvalid
-				}
-				s.i++
-				s.ws()
-			}
-			if err := s.value(); err != nil {
-				return err
-			}
-			s.ws()
-			if s.i >= len(s.b) {
-				return ErrInvalid
-			}
-			if s.b[s.i] == closer {
-				s.i++
-				s.depth--
-				return nil
-			}
-			if s.b[s.i] != ',' {
-				return ErrInvalid
-			}
-			s.i++
-			s.ws()
-		}
-	case c == '"':
-		return s.str()
-	case c == 't':
-		return s.word("true")
-	case c == 'f':
-		return s.word("false")
-	case c == 'n':
-		return s.word("null")
-	case c == '-' || (c >= '0' && c <= '9'):
-		return s.number()
-	}
-	return ErrInvalid
-}
-
-func (s *scanner) word(w string) error {
-	if len(s.b)-s.i < len(w) || string(s.b[s.i:s.i+len(w)]) != w {
-		return ErrInvalid
-	}
-	s.i += len(w)
-	return nil
-}
-
-func (s *scanner) str() error {
-	s.i++ // opening quote
-	for s.i < len(s.b) {
-		switch c := s.b[s.i]; {
-		case c == '"':
-			s.i++
-			return nil
-		case c == '\\':
-			s.i += 2
-		case c < 0x20:
+	if b := c.s.Src[c.s.Pos]; b != '{' && b != '[' {
+		// A scalar: the scanner's skip checks it.
+		if c.s.SkipValue(depth) != nil {
 			return ErrInvalid
-		default:
-			s.i++
 		}
+		return nil
 	}
-	return ErrInvalid
-}
-
-func (s *scanner) number() error {
-	start := s.i
-	for s.i < len(s.b) {
-		switch c := s.b[s.i]; {
-		case c >= '0' && c <= '9', c == '-', c == '+', c == '.', c == 'e', c == 'E':
-			s.i++
-		default:
-			if s.i == start {
+	if depth++; depth > c.maxDepth {
+		return &LimitError{Depth: true, Limit: c.maxDepth}
+	}
+	closing, empty := c.s.Enter()
+	if empty {
+		return nil
+	}
+	for {
+		if closing == '}' {
+			if _, _, err := c.s.String(false); err != nil {
 				return ErrInvalid
 			}
+			if c.s.Colon() != nil {
+				return ErrInvalid
+			}
+		}
+		if err := c.value(depth); err != nil {
+			return err
+		}
+		more, err := c.s.Next(closing)
+		if err != nil {
+			return ErrInvalid
+		}
+		if !more {
 			return nil
 		}
 	}
-	return nil
 }

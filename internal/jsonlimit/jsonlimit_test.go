@@ -1,9 +1,12 @@
 package jsonlimit
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/proofgate/proofgate/internal/jsonscan"
 )
 
 func TestCheck(t *testing.T) {
@@ -28,6 +31,9 @@ func TestCheck(t *testing.T) {
 		{"trailing", `[1] x`, 4, 10, ErrInvalid},
 		{"unclosed", `{"a":[1`, 4, 10, ErrInvalid},
 		{"bad word", `[tru]`, 4, 10, ErrInvalid},
+		{"bad number", `[01]`, 4, 10, ErrInvalid},
+		{"bad escape", `["\x"]`, 4, 10, ErrInvalid},
+		{"control character", "[\"a\tb\"]", 4, 10, ErrInvalid},
 		{"empty", ``, 4, 10, ErrInvalid},
 	}
 	for _, tt := range tests {
@@ -63,11 +69,13 @@ func FuzzCheck(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		err := Check([]byte(s), 8, 50)
 		var le *LimitError
-		if err == nil || errors.As(err, &le) {
-			return
-		}
-		if !errors.Is(err, ErrInvalid) {
+		if err != nil && !errors.As(err, &le) && !errors.Is(err, ErrInvalid) {
 			t.Fatal(err)
+		}
+		// With encoding/json's nesting limit and no value limit, Check
+		// judges as encoding/json.
+		if err := Check([]byte(s), jsonscan.MaxDepth, 1<<30); (err == nil) != json.Valid([]byte(s)) {
+			t.Fatalf("Check %q: %v, json.Valid %v", s, err, json.Valid([]byte(s)))
 		}
 	})
 }
