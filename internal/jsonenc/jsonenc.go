@@ -16,13 +16,6 @@ const hexDigits = "0123456789abcdef"
 // Bytes is a string or a byte slice.
 type Bytes interface{ ~string | ~[]byte }
 
-// PlainRun returns the index of the first byte of s at or after i that a
-// JSON string cannot hold as it is: a control character, '"', '\\', any
-// byte of a multi-byte UTF-8 sequence (which may need checking or
-// escaping), and with html also '<', '>' and '&'. len(s) when there is
-// none. It is jsonscan.PlainRun, which checks eight bytes at a time.
-func PlainRun[T Bytes](s T, i int, html bool) int { return jsonscan.PlainRun(s, i, html) }
-
 // AppendString appends s as a JSON string exactly as encoding/json writes
 // it, with or without HTML escaping (json.Marshal escapes; an Encoder may
 // not): '"', '\\' and control characters escaped (\b, \f, \n, \r, \t by

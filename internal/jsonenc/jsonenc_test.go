@@ -42,28 +42,6 @@ func FuzzAppendString(f *testing.F) {
 	})
 }
 
-// PlainRun stops exactly at the first byte that needs a look, wherever it
-// falls in an eight-byte word.
-func TestPlainRun(t *testing.T) {
-	for _, special := range []byte{0, 0x1f, '"', '\\', '<', '>', '&', 0x80, 0xe2, 0xff} {
-		for pos := range 20 {
-			s := []byte(strings.Repeat("a", 20))
-			s[pos] = special
-			for start := 0; start <= pos; start++ {
-				for _, html := range []bool{false, true} {
-					want := pos
-					if !html && (special == '<' || special == '>' || special == '&') {
-						want = len(s)
-					}
-					if got := PlainRun(s, start, html); got != want {
-						t.Fatalf("PlainRun(%q, %d, %v) = %d, want %d", s, start, html, got, want)
-					}
-				}
-			}
-		}
-	}
-}
-
 // FuzzAppendCompact holds AppendCompact to what encoding/json writes for a
 // json.RawMessage, with HTML escaping (json.Marshal) and without (an
 // Encoder with SetEscapeHTML(false)): the same bytes, or both refusing.
