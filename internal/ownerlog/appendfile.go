@@ -52,6 +52,20 @@ func (a *appender) own(key string) bool {
 	return ok
 }
 
+// writing reports whether key is the file commits go to now.
+func (a *appender) writing(key string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.f != nil && a.key == key
+}
+
+// forget drops a deleted file from those this process wrote.
+func (a *appender) forget(key string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.mine, key)
+}
+
 // write appends doc as one line and makes it durable. Commits are
 // serialized by the committer, so writes never interleave.
 func (a *appender) write(doc document) error {

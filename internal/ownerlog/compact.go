@@ -52,7 +52,7 @@ func (l *Log) maybeCompact() {
 // The segments are durable before anything is deleted, so an interruption
 // leaves entries held twice, never lost; an entry forgotten within the
 // merged documents is dropped, its tombstone kept (another document may
-// hold the entry too).
+// hold the entry too), and so is an entry past the retention.
 func (l *Log) compact(ctx context.Context) error {
 	keys, err := l.list(ctx)
 	if err != nil {
@@ -80,7 +80,7 @@ func (l *Log) compact(ctx context.Context) error {
 	if len(picked) < 2 {
 		return nil
 	}
-	owners := dedupe(merged.Owners, merged.Forgotten)
+	owners := unexpired(dedupe(merged.Owners, merged.Forgotten), l.idx.cutoff(now))
 	for first := true; first || len(owners) > 0; first = false {
 		n := min(len(owners), segmentSize)
 		seg := document{Owners: owners[:n:n]}
@@ -117,6 +117,23 @@ func dedupe(owners []Entry, forgotten []string) []Entry {
 		}
 		skip[e.ID] = struct{}{}
 		out = append(out, e)
+	}
+	return out
+}
+
+// unexpired returns owners without those created before cutoff (Unix
+// seconds; 0 keeps all): a segment is named for the time it is written,
+// and is deleted only once that time is past the retention, so an expired
+// entry merged into it would be stored again for as long.
+func unexpired(owners []Entry, cutoff uint32) []Entry {
+	if cutoff == 0 {
+		return owners
+	}
+	out := owners[:0]
+	for _, e := range owners {
+		if !(owner{created: createdSeconds(e.CreatedAt)}).expired(cutoff) {
+			out = append(out, e)
+		}
 	}
 	return out
 }

@@ -1,16 +1,26 @@
 package ownerlog
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
 
 // index maps every remembered record id to its org, in memory. Record ids
 // are almost always canonical UUIDs (credo-controller and ACA-Py make them
 // so), kept as 16 bytes; any other id is kept as a string. An org is kept
-// once, as a number: about 30–40 bytes per record in all, so a million
-// records cost some 40 MiB.
+// once, as a number, beside the record's creation time in seconds: about
+// 55 bytes per record in all, so a million records cost some 55 MiB.
+//
+// With a retention set, a record created longer ago than the retention is
+// not found (whether or not expire has removed it yet) and is not added.
 type index struct {
+	// retention in seconds; 0 keeps every record.
+	retention atomic.Int64
+
 	mu    sync.RWMutex
-	uuids map[[16]byte]uint32
-	other map[string]uint32
+	uuids map[[16]byte]owner
+	other map[string]owner
 	// gone holds forgotten ids, so that an entry read after its tombstone
 	// (documents are read in any order) stays forgotten. Forgetting only
 	// undoes a create whose request failed, so it stays small.
@@ -19,34 +29,65 @@ type index struct {
 	orgIDs map[string]uint32
 }
 
+// owner is an org's number and the record's creation time (Unix seconds;
+// 0 when unknown: such a record never expires).
+type owner struct {
+	org, created uint32
+}
+
 func newIndex() *index {
 	return &index{
-		uuids:  make(map[[16]byte]uint32),
-		other:  make(map[string]uint32),
+		uuids:  make(map[[16]byte]owner),
+		other:  make(map[string]owner),
 		gone:   make(map[string]struct{}),
 		orgIDs: make(map[string]uint32),
 	}
 }
 
+// cutoff returns the creation time (Unix seconds) before which records
+// have expired at now: 0 when every record is kept.
+func (x *index) cutoff(now time.Time) uint32 {
+	r := x.retention.Load()
+	if r <= 0 {
+		return 0
+	}
+	return unixSeconds(now.Unix() - r)
+}
+
+// cutoffNow is cutoff at the present time, reading the clock only when a
+// retention is set (every lookup and commit asks).
+func (x *index) cutoffNow() uint32 {
+	if x.retention.Load() <= 0 {
+		return 0
+	}
+	return x.cutoff(time.Now())
+}
+
+// expired reports whether o was created before cutoff.
+func (o owner) expired(cutoff uint32) bool { return o.created != 0 && o.created < cutoff }
+
 // get returns the org of id.
 func (x *index) get(id string) (string, bool) {
+	cutoff := x.cutoffNow()
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	var n uint32
+	var o owner
 	var ok bool
 	if u, isUUID := parseUUID(id); isUUID {
-		n, ok = x.uuids[u]
+		o, ok = x.uuids[u]
 	} else {
-		n, ok = x.other[id]
+		o, ok = x.other[id]
 	}
-	if !ok {
+	if !ok || o.expired(cutoff) {
 		return "", false
 	}
-	return x.orgs[n], true
+	return x.orgs[o.org], true
 }
 
 // add remembers the entries and applies the tombstones of one document.
+// Entries already expired are left out.
 func (x *index) add(entries []Entry, forgotten []string) {
+	cutoff := x.cutoffNow()
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	for _, id := range forgotten {
@@ -57,23 +98,95 @@ func (x *index) add(entries []Entry, forgotten []string) {
 		if _, gone := x.gone[entries[i].ID]; gone {
 			continue
 		}
-		x.put(entries[i].ID, entries[i].OrgID)
+		created := createdSeconds(entries[i].CreatedAt)
+		if (owner{created: created}).expired(cutoff) {
+			continue
+		}
+		x.put(entries[i].ID, entries[i].OrgID, created)
 	}
 }
 
 // put remembers one id; the caller holds mu.
-func (x *index) put(id, org string) {
+func (x *index) put(id, org string, created uint32) {
 	n, ok := x.orgIDs[org]
 	if !ok {
 		n = uint32(len(x.orgs))
 		x.orgs = append(x.orgs, org)
 		x.orgIDs[org] = n
 	}
+	o := owner{org: n, created: created}
 	if u, isUUID := parseUUID(id); isUUID {
-		x.uuids[u] = n
+		x.uuids[u] = o
 	} else {
-		x.other[id] = n
+		x.other[id] = o
 	}
+}
+
+// expireChunk is how many expired records expire removes per hold of the
+// write lock, so that lookups and commits wait little behind it.
+const expireChunk = 4096
+
+// expire removes the records created before the retention at now and
+// returns how many. It finds them under the read lock and removes them a
+// chunk at a time under the write lock.
+func (x *index) expire(now time.Time) int {
+	cutoff := x.cutoff(now)
+	if cutoff == 0 {
+		return 0
+	}
+	var uuids [][16]byte
+	var other []string
+	x.mu.RLock()
+	for u, o := range x.uuids {
+		if o.expired(cutoff) {
+			uuids = append(uuids, u)
+		}
+	}
+	for id, o := range x.other {
+		if o.expired(cutoff) {
+			other = append(other, id)
+		}
+	}
+	x.mu.RUnlock()
+	removeChunks(x, uuids, x.uuids, cutoff)
+	removeChunks(x, other, x.other, cutoff)
+	return len(uuids) + len(other)
+}
+
+// removeChunks deletes keys from m, expireChunk at a time under x's write
+// lock, each only if it is still there and expired (it may have been
+// forgotten meanwhile).
+func removeChunks[K comparable](x *index, keys []K, m map[K]owner, cutoff uint32) {
+	for len(keys) > 0 {
+		n := min(len(keys), expireChunk)
+		x.mu.Lock()
+		for _, k := range keys[:n] {
+			if o, ok := m[k]; ok && o.expired(cutoff) {
+				delete(m, k)
+			}
+		}
+		x.mu.Unlock()
+		keys = keys[n:]
+	}
+}
+
+// createdSeconds reads an entry's creation time (backend.TimeFormat, or
+// any RFC 3339 time) as Unix seconds; 0 when missing or unreadable.
+func createdSeconds(s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return 0
+	}
+	return unixSeconds(t.Unix())
+}
+
+// unixSeconds clamps a Unix time into an owner's creation field (1 at
+// least, so that a known time is never taken for unknown).
+func unixSeconds(s int64) uint32 {
+	return uint32(max(1, min(s, 1<<32-1)))
 }
 
 // remove forgets one id; the caller holds mu.
@@ -85,14 +198,21 @@ func (x *index) remove(id string) {
 	}
 }
 
-// adopt remembers id's org learnt elsewhere (a per-record document written
-// before the log existed), unless it was forgotten.
-func (x *index) adopt(id, org string) {
+// adopt remembers e's org learnt elsewhere (a per-record document written
+// before the log existed), unless it was forgotten or has expired, and
+// reports whether it did.
+func (x *index) adopt(e Entry) bool {
+	created := createdSeconds(e.CreatedAt)
+	if (owner{created: created}).expired(x.cutoffNow()) {
+		return false
+	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if _, gone := x.gone[id]; !gone {
-		x.put(id, org)
+	if _, gone := x.gone[e.ID]; gone {
+		return false
 	}
+	x.put(e.ID, e.OrgID, created)
+	return true
 }
 
 // parseUUID reads id as a UUID in canonical form only (36 characters,

@@ -16,7 +16,9 @@
 // so documents may be read in any order and an entry held twice (a
 // compaction interrupted, or two instances compacting at once) is
 // harmless. Instances sharing a storage see each other's records: a
-// lookup that misses reads the documents it has not seen yet.
+// lookup that misses reads the documents it has not seen yet. With a
+// retention, records older than it are not found, and are removed from
+// memory and storage by a pass every few minutes (expire.go).
 package ownerlog
 
 import (
@@ -90,7 +92,14 @@ type Log struct {
 	compactMu   sync.Mutex
 	compacting  bool
 	compactions sync.WaitGroup
-	// background ends with the Log (Destruct), stopping a compaction.
+
+	// holds are the retentions asked by holders, with their counts.
+	holdsMu  sync.Mutex
+	holds    map[time.Duration]int
+	expiring sync.WaitGroup
+
+	// background ends with the Log (Destruct), stopping a compaction and
+	// the expiry passes.
 	background context.Context
 	stop       context.CancelFunc
 
@@ -111,8 +120,11 @@ func open(storage certmagic.Storage, dir string, logger *zap.Logger) *Log {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	l := &Log{storage: storage, dir: dir, logger: logger, idx: newIndex(), docs: make(map[string]docState)}
+	l := &Log{storage: storage, dir: dir, logger: logger, idx: newIndex(), docs: make(map[string]docState),
+		holds: make(map[time.Duration]int)}
 	l.background, l.stop = context.WithCancel(context.Background())
+	l.expiring.Add(1)
+	go l.expireLoop()
 	if files, ok := storage.(*certmagic.FileStorage); ok {
 		l.appender = &appender{log: l, path: files.Filename(dir)}
 	}
@@ -125,8 +137,9 @@ func open(storage certmagic.Storage, dir string, logger *zap.Logger) *Log {
 // Get returns the org that created record id, from memory.
 func (l *Log) Get(id string) (string, bool) { return l.idx.get(id) }
 
-// Adopt puts id's org, learnt elsewhere, into memory (not storage).
-func (l *Log) Adopt(id, org string) { l.idx.adopt(id, org) }
+// Adopt puts e's org, learnt elsewhere, into memory (not storage), unless
+// e has expired or was forgotten; it reports whether it did.
+func (l *Log) Adopt(e Entry) bool { return l.idx.adopt(e) }
 
 // Refresh reads the documents written since the directory was last read
 // (by other instances sharing the storage, or before the first read

@@ -85,7 +85,9 @@ func testForget(t *testing.T, storage certmagic.Storage) {
 	x := newIndex()
 	x.add(nil, []string{uuidN(1)})
 	x.add([]Entry{{ID: uuidN(1), OrgID: "a"}}, nil)
-	x.adopt(uuidN(1), "a")
+	if x.adopt(Entry{ID: uuidN(1), OrgID: "a"}) {
+		t.Fatal("adopt took a forgotten record")
+	}
 	if _, ok := x.get(uuidN(1)); ok {
 		t.Fatal("an entry read after its tombstone came back")
 	}

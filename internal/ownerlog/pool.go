@@ -1,6 +1,8 @@
 package ownerlog
 
 import (
+	"time"
+
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/certmagic"
 	"go.uber.org/zap"
@@ -12,18 +14,24 @@ import (
 // reload neither rereads the owners nor splits them between two indexes.
 var pool = caddy.NewUsagePool()
 
-// Acquire returns the Log of dir in storage, opening it on first use. Each
-// Acquire must be paired with one Release.
-func Acquire(storage certmagic.Storage, dir string, logger *zap.Logger) *Log {
+// Acquire returns the Log of dir in storage, opening it on first use, and
+// holds it with a retention (0: keep every record; otherwise at least
+// MinRetention): records are kept as long as the longest retention of
+// its holders asks, and forever while any holder asks for 0. Each Acquire
+// must be paired with one Release of the same retention.
+func Acquire(storage certmagic.Storage, dir string, logger *zap.Logger, retention time.Duration) *Log {
 	val, _, _ := pool.LoadOrNew(poolKey(storage, dir), func() (caddy.Destructor, error) {
 		return open(storage, dir, logger), nil
 	})
-	return val.(*Log)
+	l := val.(*Log)
+	l.hold(retention)
+	return l
 }
 
-// Release drops one hold on the Log of dir in storage.
-func Release(storage certmagic.Storage, dir string) {
-	_, _ = pool.Delete(poolKey(storage, dir))
+// Release drops one hold on l, with the retention it was acquired with.
+func Release(l *Log, retention time.Duration) {
+	l.unhold(retention)
+	_, _ = pool.Delete(poolKey(l.storage, l.dir))
 }
 
 func poolKey(storage certmagic.Storage, dir string) string {
@@ -36,6 +44,7 @@ func poolKey(storage certmagic.Storage, dir string) string {
 func (l *Log) Destruct() error {
 	l.stop()
 	l.compactions.Wait()
+	l.expiring.Wait()
 	if l.appender != nil {
 		l.appender.close()
 	}

@@ -17,6 +17,7 @@ import (
 //		invitation_did <did>|public
 //		org_invitation_did <org id> <did>|public
 //		timeout <duration>
+//		owner_retention <duration>
 //		max_response_size <size>
 //		transport http { <reverse_proxy http transport options> }
 //	}

@@ -12,6 +12,7 @@ import (
 	"github.com/caddyserver/certmagic"
 	"github.com/dustin/go-humanize"
 
+	"github.com/proofgate/proofgate/internal/ownerlog"
 	"github.com/proofgate/proofgate/internal/secret"
 )
 
@@ -44,6 +45,17 @@ type Config struct {
 	// `dial_timeout`, keep-alive and pool sizes. Default: Caddy's defaults,
 	// with TLS when url is https.
 	Transport *reverseproxy.HTTPTransport `json:"transport,omitempty"`
+
+	// OwnerRetention is how long proofgate remembers which org created each
+	// record it created through this agent, counted from the creation:
+	// afterwards an accept of that record is authorized as for a record
+	// made on the agent directly (only where the org has the agent or a
+	// tenant of it to itself; otherwise 404). Owners are held in memory
+	// (about 45 bytes a record), so this bounds that memory and the
+	// storage. At least 2h. Default: 0, keep every owner. Backends sharing
+	// a storage share the owners: they are kept as long as the longest
+	// retention among them asks, and forever while one keeps them all.
+	OwnerRetention caddy.Duration `json:"owner_retention,omitempty"`
 
 	// InsecureHTTP allows a plain http url to a host that is not loopback.
 	// Off by default: the agent's token, API key and every proof request
@@ -104,6 +116,9 @@ func (c *Config) Validate() error {
 	if c.MaxResponseSize < 0 {
 		return fmt.Errorf("max_response_size: must not be negative")
 	}
+	if c.OwnerRetention != 0 && time.Duration(c.OwnerRetention) < ownerlog.MinRetention {
+		return fmt.Errorf("owner_retention: %v is shorter than the minimum, %v (0 keeps every owner)", time.Duration(c.OwnerRetention), ownerlog.MinRetention)
+	}
 	for k, v := range c.TenantTokens {
 		if k == "" || v == "" {
 			return fmt.Errorf("tenant_tokens: tenant id and token must not be empty")
@@ -161,6 +176,7 @@ func parseBase(raw string) (*url.URL, error) {
 //	url <url>
 //	timeout <duration>
 //	max_response_size <size>
+//	owner_retention <duration>
 //	tenant_token <tenant id> <token>
 //	insecure_http
 //	transport http { <reverse_proxy http transport options> }
@@ -190,6 +206,15 @@ func (c *Config) UnmarshalCaddyfileOption(d *caddyfile.Dispenser) (bool, error) 
 			return true, d.Errf("max_response_size: invalid size %q", d.Val())
 		}
 		c.MaxResponseSize = int64(n)
+	case "owner_retention":
+		if !d.NextArg() {
+			return true, d.ArgErr()
+		}
+		dur, err := caddy.ParseDuration(d.Val())
+		if err != nil {
+			return true, d.Errf("owner_retention: %v", err)
+		}
+		c.OwnerRetention = caddy.Duration(dur)
 	case "tenant_token":
 		args := d.RemainingArgs()
 		if len(args) != 2 {
@@ -292,7 +317,7 @@ type Parts struct {
 func (c *Config) Connect(ctx caddy.Context, kind string, fetch FetchFunc, storage certmagic.Storage) Parts {
 	client := NewClient(c.Base(), c.Transport, c.TimeoutOrDefault(), c.MaxResponseSize, ctx.Logger())
 	client.agent = AgentID(kind, c.Base())
-	c.owners = NewOwnership(storage, client.agent, ctx.Logger())
+	c.owners = NewOwnership(storage, client.agent, time.Duration(c.OwnerRetention), ctx.Logger())
 	return Parts{
 		Client: client,
 		Tokens: NewTokens(c.TenantTokens, fetch),

@@ -35,6 +35,8 @@ type Ownership struct {
 	// legacy reads the per-record documents earlier versions wrote.
 	legacy *store.Store
 	agent  string
+	// retention is what the log was acquired with (0: keep every owner).
+	retention time.Duration
 }
 
 // Owner is a per-record document of earlier versions.
@@ -47,20 +49,23 @@ type Owner struct {
 }
 
 // NewOwnership returns Ownership over storage; agent identifies the backend
-// in the entries it writes (e.g. "credo http://127.0.0.1:3000"). Close
-// releases it.
-func NewOwnership(storage certmagic.Storage, agent string, logger *zap.Logger) *Ownership {
+// in the entries it writes (e.g. "credo http://127.0.0.1:3000"); owners
+// are kept for retention after their record's creation (0: forever; every
+// backend on the storage shares the log, which keeps owners as long as
+// the longest retention asks). Close releases it.
+func NewOwnership(storage certmagic.Storage, agent string, retention time.Duration, logger *zap.Logger) *Ownership {
 	return &Ownership{
-		storage: storage,
-		log:     ownerlog.Acquire(storage, ownerLogDir, logger),
-		legacy:  store.New(storage, OwnershipNamespace),
-		agent:   agent,
+		storage:   storage,
+		log:       ownerlog.Acquire(storage, ownerLogDir, logger, retention),
+		legacy:    store.New(storage, OwnershipNamespace),
+		agent:     agent,
+		retention: retention,
 	}
 }
 
 // Close releases the log (it stays open while another config uses it).
 func (o *Ownership) Close() {
-	ownerlog.Release(o.storage, ownerLogDir)
+	ownerlog.Release(o.log, o.retention)
 }
 
 // Remember records that org created the proof record id. It returns once
@@ -90,7 +95,9 @@ func (o *Ownership) lookup(ctx context.Context, id string) (string, error) {
 	var doc Owner
 	err := o.legacy.Get(ctx, id, &doc)
 	if err == nil {
-		o.log.Adopt(id, doc.OrgID)
+		if !o.log.Adopt(ownerlog.Entry{ID: id, OrgID: doc.OrgID, CreatedAt: doc.CreatedAt}) {
+			return "", backend.ErrNotFound // forgotten, or past owner_retention
+		}
 		return doc.OrgID, nil
 	}
 	if !errors.Is(err, store.ErrNotFound) {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/caddyserver/certmagic"
 
@@ -19,7 +20,7 @@ func TestOwnership(t *testing.T) {
 	dir := t.TempDir()
 	storage := &certmagic.FileStorage{Path: dir}
 	ctx := context.Background()
-	o := NewOwnership(storage, "credo http://agent", nil)
+	o := NewOwnership(storage, "credo http://agent", 0, nil)
 	id := "3fa85f64-5717-4562-b3fc-2c963f66afa6"
 	if err := o.Remember(ctx, id, backend.Org{ID: "org-a"}, "thread"); err != nil {
 		t.Fatal(err)
@@ -32,7 +33,7 @@ func TestOwnership(t *testing.T) {
 	}
 	o.Close()
 
-	restarted := NewOwnership(storage, "credo http://agent", nil)
+	restarted := NewOwnership(storage, "credo http://agent", 0, nil)
 	defer restarted.Close()
 	if org, err := restarted.OrgOf(ctx, id); err != nil || org != "org-a" {
 		t.Fatalf("OrgOf after a restart = %q, %v", org, err)
@@ -65,7 +66,7 @@ func TestOwnershipEarlierDocuments(t *testing.T) {
 	if err := os.WriteFile(doc, []byte(`{"orgId":"org-old","agent":"credo http://agent","createdAt":"2026-01-02T03:04:05.000Z"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	o := NewOwnership(&certmagic.FileStorage{Path: dir}, "credo http://agent", nil)
+	o := NewOwnership(&certmagic.FileStorage{Path: dir}, "credo http://agent", 0, nil)
 	defer o.Close()
 	if org, err := o.OrgOf(ctx, id); err != nil || org != "org-old" {
 		t.Fatalf("OrgOf of an earlier document = %q, %v", org, err)
@@ -78,6 +79,51 @@ func TestOwnershipEarlierDocuments(t *testing.T) {
 	if err != nil || !ok || !asked {
 		t.Fatalf("OwnedBy of an unknown record = %v, %v (agent asked: %v)", ok, err, asked)
 	}
+}
+
+// TestOwnershipRetention: past owner_retention a record's owner is
+// forgotten, so its accept is authorized as for a record made on the agent
+// directly (the agent is asked); a recent one is answered from memory. The
+// longest retention of the backends sharing the storage applies.
+func TestOwnershipRetention(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	storage := &certmagic.FileStorage{Path: dir}
+	old := "9b2d7b0e-2f5c-4c8a-9d5e-2b1f3c4d5e6f"
+	doc := filepath.Join(dir, "proofgate", OwnershipNamespace, old+".json")
+	if err := os.MkdirAll(filepath.Dir(doc), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	created := time.Now().UTC().Add(-3 * time.Hour).Format(backend.TimeFormat)
+	if err := os.WriteFile(doc, []byte(`{"orgId":"org-a","agent":"credo http://agent","createdAt":"`+created+`"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := NewOwnership(storage, "credo http://agent", 2*time.Hour, nil)
+	defer o.Close()
+	recent := "5c0b6a52-3c59-4b0e-8d0a-0e8b2f3b7f21"
+	if err := o.Remember(ctx, recent, backend.Org{ID: "org-a"}, "thread"); err != nil {
+		t.Fatal(err)
+	}
+	if org, err := o.OrgOf(ctx, recent); err != nil || org != "org-a" {
+		t.Fatalf("OrgOf of a recent record = %q, %v", org, err)
+	}
+	if _, err := o.OrgOf(ctx, old); !errors.Is(err, backend.ErrNotFound) {
+		t.Fatalf("OrgOf of a record past the retention = %v, want ErrNotFound", err)
+	}
+	asked := false
+	ok, err := o.OwnedBy(ctx, backend.Org{ID: "org-b"}, old, func() (bool, error) {
+		asked = true
+		return false, nil
+	})
+	if err != nil || ok || !asked {
+		t.Fatalf("OwnedBy past the retention = %v, %v (agent asked: %v)", ok, err, asked)
+	}
+	// Another backend on the storage keeps every owner: so does the log.
+	keeper := NewOwnership(storage, "acapy http://agent", 0, nil)
+	if org, err := o.OrgOf(ctx, old); err != nil || org != "org-a" {
+		t.Fatalf("OrgOf while a backend keeps every owner = %q, %v", org, err)
+	}
+	keeper.Close()
 }
 
 // brokenStorage fails everything.
@@ -98,7 +144,7 @@ func (brokenStorage) Stat(context.Context, string) (certmagic.KeyInfo, error) {
 // never a wrong answer.
 func TestOwnershipStorageFails(t *testing.T) {
 	ctx := context.Background()
-	o := NewOwnership(brokenStorage{}, "credo http://agent", nil)
+	o := NewOwnership(brokenStorage{}, "credo http://agent", 0, nil)
 	defer o.Close()
 	if err := o.Remember(ctx, "3fa85f64-5717-4562-b3fc-2c963f66afa6", backend.Org{ID: "a"}, ""); !errors.Is(err, backend.ErrUnavailable) {
 		t.Fatalf("Remember = %v, want ErrUnavailable", err)

@@ -18,6 +18,7 @@ import (
 //		org_invitation_did <org id> <did>
 //		tenant_token <tenant id> <token>
 //		timeout <duration>
+//		owner_retention <duration>
 //		max_response_size <size>
 //		transport http { <reverse_proxy http transport options> }
 //	}

@@ -4,8 +4,12 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/proofgate/proofgate/internal/upstream/agent"
 )
 
 func TestUnmarshalCaddyfile(t *testing.T) {
@@ -26,12 +30,13 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 			org_invitation_did 6b1e did:web:org.example
 			timeout 5s
 			max_response_size 1MiB
+			owner_retention 90d
 			transport http {
 				tls_insecure_skip_verify
 				dial_timeout 2s
 			}
 		}`, `{"url":"https://agent.internal:8443/api","timeout":5000000000,"max_response_size":1048576,` +
-			`"transport":{"tls":{"insecure_skip_verify":true},"dial_timeout":2000000000},"token":"t0k","routes":"legacy",` +
+			`"transport":{"tls":{"insecure_skip_verify":true},"dial_timeout":2000000000},"owner_retention":7776000000000000,"token":"t0k","routes":"legacy",` +
 			`"invitation_did":"did:peer:2.abc","org_invitation_dids":{"6b1e":"did:web:org.example"}}`, ""},
 		{"tenants", `credo http://a:1 {
 			token root
@@ -46,6 +51,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{"two inline urls", `credo http://a http://b`, "", "wrong argument count"},
 		{"bad timeout", `credo { timeout soon }`, "", "timeout"},
 		{"bad size", `credo { max_response_size lots }`, "", "max_response_size"},
+		{"bad retention", `credo { owner_retention forever }`, "", "owner_retention"},
 		{"tenant_token arity", "credo {\ntenant_token only-id\n}", "", "tenant_token: want <tenant id> <token>"},
 		{"tenant_token twice", "credo {\ntenant_token a x\ntenant_token a y\n}", "", "given twice"},
 		{"org_invitation_did arity", "credo {\norg_invitation_did org\n}", "", "org_invitation_did: want"},
@@ -92,6 +98,8 @@ func TestValidate(t *testing.T) {
 		{"no url", Backend{Token: "t"}, "url: required"},
 		{"ftp url", Backend{Token: "t"}, "scheme"},
 		{"url with credentials", Backend{Token: "t"}, "credentials"},
+		{"owner retention", Backend{Token: "t", Config: agent.Config{OwnerRetention: caddy.Duration(30 * 24 * time.Hour)}}, ""},
+		{"owner retention too short", Backend{Token: "t", Config: agent.Config{OwnerRetention: caddy.Duration(time.Hour)}}, "owner_retention: 1h0m0s is shorter than the minimum, 2h0m0s"},
 	}
 	for i := range tests {
 		tt := &tests[i]
