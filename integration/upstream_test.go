@@ -29,6 +29,7 @@ func TestUpstreamAgentsThroughCaddy(t *testing.T) {
 		}
 		backend acapy acapy ` + acapy.URL + ` {
 			api_key acapy-admin-key
+			owner_retention 90d
 		}
 		org ` + orgA + ` credo tenant tenant-a
 		org ` + orgB + ` acapy
@@ -44,9 +45,13 @@ func TestUpstreamAgentsThroughCaddy(t *testing.T) {
 	settle(t)
 
 	t.Run("credo create, short URL, accept", func(t *testing.T) {
+		owners := metricValue(t, "caddy_proofgate_record_owners")
 		r := postJSON(t, oobPath(orgA, "indy"), keyA, strings.Replace(indyBody, `"isShortenUrl":false`, `"isShortenUrl":true`, 1))
 		if r.status != http.StatusCreated {
 			t.Fatalf("create: %d %s", r.status, r.body)
+		}
+		if got := metricValue(t, "caddy_proofgate_record_owners") - owners; got != 1 {
+			t.Fatalf("caddy_proofgate_record_owners grew by %v, want 1", got)
 		}
 		data := r.json(t)["data"].(map[string]any)
 		id := data["proofRecordId"].(string)

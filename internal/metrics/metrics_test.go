@@ -132,7 +132,7 @@ func TestHelpersCount(t *testing.T) {
 // kind is reported, and a stopped outbox is no longer asked.
 func TestOutboxCollector(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	o := &outboxCollector{depth: outboxes.depth, age: outboxes.age, sources: map[int]source{}, now: func() time.Time { return now }}
+	o := &outboxCollector{depth: outboxes.depth, age: outboxes.age, now: func() time.Time { return now }}
 	saved := outboxes
 	outboxes = o
 	defer func() { outboxes = saved }()
@@ -158,8 +158,36 @@ caddy_proofgate_outbox_oldest_age_seconds{kind="webhook"} 0
 	}
 	stop1()
 	stop1() // twice is fine
-	if n := len(o.sources); n != 1 {
+	if n := o.sources.len(); n != 1 {
 		t.Fatalf("%d sources after stop, want 1", n)
+	}
+}
+
+// TestOwnersCollector: open logs add up; a closed one is no longer asked.
+func TestOwnersCollector(t *testing.T) {
+	o := &ownersCollector{held: owners.held, expired: owners.expired}
+	saved := owners
+	owners = o
+	defer func() { owners = saved }()
+	stop1 := ReportOwners(func() (int, uint64) { return 10, 2 })
+	stop2 := ReportOwners(func() (int, uint64) { return 5, 0 })
+	defer stop2()
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(o)
+	want := `
+# HELP caddy_proofgate_record_owners Owners of records created through agents held in memory (about 55 bytes each): which org created each record, for authorizing accepts. owner_retention bounds them.
+# TYPE caddy_proofgate_record_owners gauge
+caddy_proofgate_record_owners 15
+# HELP caddy_proofgate_record_owners_expired_total Owners of records created through agents removed for being past owner_retention.
+# TYPE caddy_proofgate_record_owners_expired_total counter
+caddy_proofgate_record_owners_expired_total 2
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want)); err != nil {
+		t.Fatal(err)
+	}
+	stop1()
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(strings.NewReplacer(" 15\n", " 5\n", " 2\n", " 0\n").Replace(want))); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,9 +17,7 @@ type Backlog func() (depth int, oldest time.Time)
 type outboxCollector struct {
 	depth, age *prometheus.Desc
 
-	mu      sync.Mutex
-	next    int
-	sources map[int]source
+	sources sourceSet[source]
 	now     func() time.Time
 }
 
@@ -34,29 +31,14 @@ var outboxes = &outboxCollector{
 		"Messages waiting in the outbox (queued or being delivered), by kind (mail, webhook, ack).", []string{"kind"}, nil),
 	age: prometheus.NewDesc(prometheus.BuildFQName(namespace, subsystem, "outbox_oldest_age_seconds"),
 		"Age of the oldest message waiting in the outbox, by kind; 0 when none waits.", []string{"kind"}, nil),
-	sources: map[int]source{},
-	now:     time.Now,
+	now: time.Now,
 }
 
 // ReportOutbox makes f the backlog of an outbox of kind (KindMail,
 // KindWebhook, KindAck) until the returned function is called (at the
 // outbox's stop). Several outboxes of one kind add up.
 func ReportOutbox(kind string, f Backlog) (stop func()) {
-	kind = bounded(kind, KindMail, KindWebhook, KindAck)
-	o := outboxes
-	o.mu.Lock()
-	id := o.next
-	o.next++
-	o.sources[id] = source{kind, f}
-	o.mu.Unlock()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			o.mu.Lock()
-			delete(o.sources, id)
-			o.mu.Unlock()
-		})
-	}
+	return outboxes.sources.add(source{bounded(kind, KindMail, KindWebhook, KindAck), f})
 }
 
 func (o *outboxCollector) Describe(ch chan<- *prometheus.Desc) {
@@ -65,12 +47,7 @@ func (o *outboxCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (o *outboxCollector) Collect(ch chan<- prometheus.Metric) {
-	o.mu.Lock()
-	srcs := make([]source, 0, len(o.sources))
-	for _, s := range o.sources {
-		srcs = append(srcs, s)
-	}
-	o.mu.Unlock()
+	srcs := o.sources.snapshot()
 	type total struct {
 		depth  int
 		oldest time.Time

@@ -100,6 +100,7 @@ func (l *Log) Expire(ctx context.Context, now time.Time) (records, docs int, err
 		return 0, 0, nil
 	}
 	records = l.idx.expire(now)
+	l.expired.Add(uint64(records))
 	keys, err := l.list(ctx)
 	if err != nil {
 		return records, 0, err

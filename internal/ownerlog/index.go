@@ -106,6 +106,13 @@ func (x *index) add(entries []Entry, forgotten []string) {
 	}
 }
 
+// len returns how many records are held.
+func (x *index) len() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return len(x.uuids) + len(x.other)
+}
+
 // put remembers one id; the caller holds mu.
 func (x *index) put(id, org string, created uint32) {
 	n, ok := x.orgIDs[org]

@@ -32,10 +32,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/certmagic"
 	"go.uber.org/zap"
+
+	"github.com/proofgate/proofgate/internal/metrics"
 )
 
 // Entry is one remembered record: the org that created it, and what an
@@ -97,6 +100,10 @@ type Log struct {
 	holdsMu  sync.Mutex
 	holds    map[time.Duration]int
 	expiring sync.WaitGroup
+	// expired counts the records removed past the retention.
+	expired atomic.Uint64
+	// stopReport ends the Log's report to the metrics.
+	stopReport func()
 
 	// background ends with the Log (Destruct), stopping a compaction and
 	// the expiry passes.
@@ -123,6 +130,7 @@ func open(storage certmagic.Storage, dir string, logger *zap.Logger) *Log {
 	l := &Log{storage: storage, dir: dir, logger: logger, idx: newIndex(), docs: make(map[string]docState),
 		holds: make(map[time.Duration]int)}
 	l.background, l.stop = context.WithCancel(context.Background())
+	l.stopReport = metrics.ReportOwners(func() (int, uint64) { return l.idx.len(), l.expired.Load() })
 	l.expiring.Add(1)
 	go l.expireLoop()
 	if files, ok := storage.(*certmagic.FileStorage); ok {

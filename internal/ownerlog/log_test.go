@@ -130,11 +130,6 @@ func (a *appender) current() string {
 }
 
 // len is the number of ids held.
-func (x *index) len() int {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	return len(x.uuids) + len(x.other)
-}
 
 // isBatch reports whether key names a batch document.
 func isBatch(key string) bool { return kindOf(key) == 'b' }

@@ -45,6 +45,7 @@ func (l *Log) Destruct() error {
 	l.stop()
 	l.compactions.Wait()
 	l.expiring.Wait()
+	l.stopReport()
 	if l.appender != nil {
 		l.appender.close()
 	}
