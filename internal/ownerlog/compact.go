@@ -97,9 +97,7 @@ func (l *Log) compact(ctx context.Context) error {
 			l.logger.Warn("deleting a compacted owners document failed; its entries are held twice", zap.String("key", key), zap.Error(err))
 			continue
 		}
-		l.docsMu.Lock()
-		delete(l.docs, key)
-		l.docsMu.Unlock()
+		l.forgetDoc(key)
 	}
 	return nil
 }

@@ -108,10 +108,13 @@ func (l *Log) Expire(ctx context.Context, now time.Time) (records, docs int, err
 	cutoff := now.Add(-retention)
 	for _, key := range keys {
 		last := stampOf(key)
+		if last.IsZero() {
+			continue // a name without a time: nothing tells its age
+		}
 		if kindOf(key) == 'a' {
 			last = last.Add(appendQuiet)
 		}
-		if last.IsZero() || !last.Before(cutoff) || (l.appender != nil && l.appender.writing(key)) {
+		if !last.Before(cutoff) || (l.appender != nil && l.appender.writing(key)) {
 			continue // the file commits go to is never old (MinRetention); whatever the clock says, it stays
 		}
 		if err := l.storage.Delete(ctx, key); err != nil && !errors.Is(err, fs.ErrNotExist) {

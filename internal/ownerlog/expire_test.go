@@ -210,3 +210,21 @@ func TestCompactDropsExpired(t *testing.T) {
 		t.Fatalf("segment holds %+v, want records 1 and 3", seg.Owners)
 	}
 }
+
+// TestExpireKeepsUndatedNames: a document whose name carries no time is
+// never taken for old.
+func TestExpireKeepsUndatedNames(t *testing.T) {
+	ctx := context.Background()
+	storage := plainStorage{sinks(t.TempDir())["append file"]}
+	l := opened(t, storage)
+	defer l.Destruct()
+	l.hold(2 * time.Hour)
+	for _, key := range []string{testDir + "/bXXXXXXXXXXXXXXXXXXXX-0000.json", testDir + "/aXXXXXXXXXXXXXXXXXXXX-0000.jsonl"} {
+		if err := storage.Store(ctx, key, []byte(`{"owners":[]}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, docs, err := l.Expire(ctx, time.Now().Add(100*time.Hour)); err != nil || docs != 0 {
+		t.Fatalf("Expire deleted %d documents, %v", docs, err)
+	}
+}
