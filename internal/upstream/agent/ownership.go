@@ -30,8 +30,7 @@ var ownerLogDir = path.Join(store.Prefix, OwnershipNamespace, "log")
 // log with every owner in memory, so that remembering costs a share of one
 // durable write and authorizing costs no storage read.
 type Ownership struct {
-	storage certmagic.Storage
-	log     *ownerlog.Log
+	log *ownerlog.Log
 	// legacy reads the per-record documents earlier versions wrote.
 	legacy *store.Store
 	agent  string
@@ -55,7 +54,6 @@ type Owner struct {
 // the longest retention asks). Close releases it.
 func NewOwnership(storage certmagic.Storage, agent string, retention time.Duration, logger *zap.Logger) *Ownership {
 	return &Ownership{
-		storage:   storage,
 		log:       ownerlog.Acquire(storage, ownerLogDir, logger, retention),
 		legacy:    store.New(storage, OwnershipNamespace),
 		agent:     agent,
