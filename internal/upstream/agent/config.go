@@ -189,14 +189,9 @@ func (c *Config) UnmarshalCaddyfileOption(d *caddyfile.Dispenser) (bool, error) 
 		}
 		c.URL = d.Val()
 	case "timeout":
-		if !d.NextArg() {
-			return true, d.ArgErr()
+		if err := durationArg(d, &c.Timeout); err != nil {
+			return true, err
 		}
-		dur, err := caddy.ParseDuration(d.Val())
-		if err != nil {
-			return true, d.Errf("timeout: %v", err)
-		}
-		c.Timeout = caddy.Duration(dur)
 	case "max_response_size":
 		if !d.NextArg() {
 			return true, d.ArgErr()
@@ -207,14 +202,9 @@ func (c *Config) UnmarshalCaddyfileOption(d *caddyfile.Dispenser) (bool, error) 
 		}
 		c.MaxResponseSize = int64(n)
 	case "owner_retention":
-		if !d.NextArg() {
-			return true, d.ArgErr()
+		if err := durationArg(d, &c.OwnerRetention); err != nil {
+			return true, err
 		}
-		dur, err := caddy.ParseDuration(d.Val())
-		if err != nil {
-			return true, d.Errf("owner_retention: %v", err)
-		}
-		c.OwnerRetention = caddy.Duration(dur)
 	case "tenant_token":
 		args := d.RemainingArgs()
 		if len(args) != 2 {
@@ -251,6 +241,21 @@ func (c *Config) UnmarshalCaddyfileOption(d *caddyfile.Dispenser) (bool, error) 
 		return true, d.Errf("%s: unexpected argument %q", name, d.Val())
 	}
 	return true, nil
+}
+
+// durationArg reads the option's one duration argument (Caddy's syntax,
+// `d` for days included) into dst.
+func durationArg(d *caddyfile.Dispenser, dst *caddy.Duration) error {
+	name := d.Val()
+	if !d.NextArg() {
+		return d.ArgErr()
+	}
+	dur, err := caddy.ParseDuration(d.Val())
+	if err != nil {
+		return d.Errf("%s: %v", name, err)
+	}
+	*dst = caddy.Duration(dur)
+	return nil
 }
 
 // AgentID names an agent in ownership documents and logs.
