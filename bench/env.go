@@ -118,7 +118,7 @@ func startEnv(dir, admin, requestLog string, logf func(string, ...any)) (*env, e
 	if err != nil {
 		return e, err
 	}
-	e.ports = ports{respond: ps[0], proxy: ps[1], local: ps[2], credo: ps[3], acapy: ps[4], stub: ps[5], echo: ps[6]}
+	e.ports = ports{respond: ps[0], proxy: ps[1], local: ps[2], credo: ps[3], acapy: ps[4], stub: ps[5], floor: ps[6]}
 	cf := filepath.Join(root, "Caddyfile")
 	if err := os.WriteFile(cf, []byte(caddyfile(e.data, admin, requestLog, e.ports)), 0o600); err != nil {
 		return e, err
@@ -135,7 +135,7 @@ func startEnv(dir, admin, requestLog string, logf func(string, ...any)) (*env, e
 	if err := waitPort(e.ports.stub, 30*time.Second, exited(e.stubAgent)); err != nil {
 		return e, fmt.Errorf("stub agent: %v", err)
 	}
-	for _, p := range []int{e.ports.respond, e.ports.proxy, e.ports.local, e.ports.credo, e.ports.acapy, e.ports.echo} {
+	for _, p := range []int{e.ports.respond, e.ports.proxy, e.ports.local, e.ports.credo, e.ports.acapy, e.ports.floor} {
 		if err := waitPort(p, 60*time.Second, exited(e.server)); err != nil {
 			log, _ := os.ReadFile(filepath.Join(root, serverLog))
 			return e, fmt.Errorf("server: %v\n%s", err, lastLines(log, 20))

@@ -68,13 +68,10 @@ func (e *env) targets() ([]target, error) {
 		// body): what net/http and Caddy spend on that request before any
 		// handler runs, so the 400's ratio to it is the handler's own cost.
 		{Name: "respond_post", Label: "caddy respond, the 400's request", Method: "POST", URL: e.url(e.ports.respond, "/"), Header: jsonKey, Body: badRequest, Status: 200},
-		// respond echoing that request's body: reading a body to its end
-		// inside the handler, which the 400 must do to validate it, makes
-		// net/http start (and, when the answer is written, abort) its
-		// background read of the connection. Any body-reading handler
-		// pays it; respond_post leaves the body to be discarded after
-		// the handler and does not.
-		{Name: "respond_read_body", Label: "caddy respond reading the 400's body", Method: "POST", URL: e.url(e.ports.echo, "/"), Header: jsonKey, Body: badRequest, Status: 400},
+		// The floor: a handler that reads the 400's body to its end and
+		// sends the 400's very answer (checked below), doing nothing else.
+		// What proofgate's 400 costs beyond it is proofgate's work.
+		{Name: "handler_floor", Label: "floor: body read, the 400's answer", Method: "POST", URL: e.url(e.ports.floor, "/"), Header: jsonKey, Body: badRequest, Status: 400},
 		{Name: "pass_through", Label: "proofgate pass-through", Method: "GET", URL: e.url(e.ports.local, "/elsewhere"), Status: 200},
 		{Name: "unauthorized", Label: "proofgate 401 (no key)", Method: "POST", URL: oob(e.ports.local, orgLocal),
 			Header: map[string]string{"Content-Type": "application/json"}, Body: indyCreate, Status: 401},
@@ -100,6 +97,11 @@ func (e *env) targets() ([]target, error) {
 		if err := requester(client, t)(); err != nil {
 			return nil, fmt.Errorf("%s: %v", t.Name, err)
 		}
+	}
+	i := slices.IndexFunc(ts, func(t target) bool { return t.Name == "bad_request" })
+	j := slices.IndexFunc(ts, func(t target) bool { return t.Name == "handler_floor" })
+	if err := sameAnswer(client, ts[i], ts[j]); err != nil {
+		return nil, fmt.Errorf("the floor handler no longer answers as proofgate's 400 (update floorAnswer in floor.go): %v", err)
 	}
 	return ts, nil
 }

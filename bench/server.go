@@ -29,9 +29,9 @@ const (
 // ports are the sites of the server and the stub agent.
 type ports struct {
 	respond, proxy, local, credo, acapy, stub int
-	// echo is respond answering with the request's body, which it reads
-	// to its end first, as any handler that looks at a body does.
-	echo int
+	// floor is the bench's floor handler: the 400's answer, after reading
+	// the body, with no other work (floor.go).
+	floor int
 }
 
 // caddyfile is the server's config. The local site is examples/Caddyfile
@@ -71,7 +71,9 @@ http://127.0.0.1:%[2]d {
 }
 
 http://127.0.0.1:%[16]d {
-	respond "{http.request.body}" 400
+	route {
+		bench_floor
+	}
 }
 
 http://127.0.0.1:%[3]d {
@@ -116,7 +118,7 @@ http://127.0.0.1:%[6]d {
 	respond "ok" 200
 }
 `, data, p.respond, p.proxy, p.local, p.credo, p.acapy, p.stub,
-		benchKey, orgLocal, credoJWT, orgCredo, acapyKey, orgACAPy, admin, logOpt, p.echo)
+		benchKey, orgLocal, credoJWT, orgCredo, acapyKey, orgACAPy, admin, logOpt, p.floor)
 }
 
 // serve is the server role: it runs Caddy with the Caddyfile named by
