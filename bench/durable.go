@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -96,4 +97,27 @@ func writeDurably(name string, b []byte) error {
 		return err
 	}
 	return os.Rename(f.Name(), name)
+}
+
+// durableRole prints the durable-write ceiling of args[0] in writes/s, for
+// files of args[1] bytes (2048 when not given), with conns writers for d:
+// the bench's durable_write reference, measured alone. The files stay, as
+// the bench's do: deleting thousands of them at once would load the disk
+// for whatever is measured next.
+func durableRole(args []string, conns int, d time.Duration) error {
+	if len(args) < 1 || len(args) > 2 {
+		return errors.New("durable: want a directory and, optionally, a file size")
+	}
+	size := 2048
+	if len(args) == 2 {
+		if _, err := fmt.Sscan(args[1], &size); err != nil || size < 1 {
+			return fmt.Errorf("durable: size %q is not a positive number", args[1])
+		}
+	}
+	res := durableWrites(args[0], size, conns, d)
+	if res.Errors > 0 {
+		return fmt.Errorf("durable: %d writes failed, the first: %s", res.Errors, res.FirstError)
+	}
+	_, err := fmt.Printf("%.1f\n", float64(res.Requests)/res.Seconds)
+	return err
 }

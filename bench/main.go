@@ -50,7 +50,7 @@ type options struct {
 }
 
 func main() {
-	role := flag.String("role", "", "internal: server, stub or load (the bench re-executes itself)")
+	role := flag.String("role", "", "internal: server, stub or load (the bench re-executes itself); durable: print the durable-write ceiling of the directory given (with -c and -duration), for bench/independent.sh")
 	var o options
 	flag.IntVar(&o.rounds, "rounds", 4, "interleaved rounds (at least 3 for a median)")
 	flag.DurationVar(&o.duration, "duration", 2*time.Second, "measured time per target and round (wrk: whole seconds)")
@@ -80,6 +80,8 @@ func main() {
 		err = stub(flag.Args())
 	case "load":
 		err = loadRole(flag.Args())
+	case "durable":
+		err = durableRole(flag.Args(), o.conns, o.duration)
 	default:
 		err = fmt.Errorf("unknown role %q", *role)
 	}
