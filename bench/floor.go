@@ -7,7 +7,6 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"strings"
 
 	"github.com/caddyserver/caddy/v2"
 	cf "github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -75,12 +74,9 @@ var floorHeaders = []string{"application/json; charset=utf-8", fmt.Sprint(len(fl
 // and body, so that one is a fair reference for the other.
 func sameAnswer(client *http.Client, a, b target) error {
 	get := func(t target) (int, http.Header, []byte, error) {
-		req, err := http.NewRequest(t.Method, t.URL, strings.NewReader(t.Body))
+		req, err := newRequest(t.Method, t.URL, t.Header, t.Body)
 		if err != nil {
 			return 0, nil, nil, err
-		}
-		for k, v := range t.Header {
-			req.Header.Set(k, v)
 		}
 		resp, err := client.Do(req)
 		if err != nil {

@@ -104,16 +104,9 @@ func requester(client *http.Client, t target) func() error {
 // send makes one request and checks its status; out, if not nil, gets the
 // body.
 func send(client *http.Client, method, url string, header map[string]string, body string, status int, out *[]byte) error {
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, url, rd)
+	req, err := newRequest(method, url, header, body)
 	if err != nil {
 		return err
-	}
-	for k, v := range header {
-		req.Header.Set(k, v)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -136,6 +129,22 @@ func send(client *http.Client, method, url string, header map[string]string, bod
 		return fmt.Errorf("%s %s: status %d, want %d %s", method, url, resp.StatusCode, status, b)
 	}
 	return nil
+}
+
+// newRequest builds a request with header and body (none when empty).
+func newRequest(method, url string, header map[string]string, body string) (*http.Request, error) {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	return req, nil
 }
 
 // runFor runs do on conns workers for d and measures it.
