@@ -141,7 +141,7 @@ func p99Of(a, b string) func(get func(string) (result, bool)) (float64, bool) {
 var ratioDefs = []ratioDef{
 	{"ratio_pass_through_vs_respond", "req/s of a request proofgate passes on, over respond", 0.9, false, rpsOf("pass_through", "respond")},
 	{"ratio_bad_request_vs_respond", "req/s of the 400 path (key checked, body validated), over respond", 0.8, false, rpsOf("bad_request", "respond")},
-	{"ratio_bad_request_vs_respond_same_request", "req/s of the 400 path over respond answering the same POST (headers and body): the handler's own cost, without what net/http spends reading a request with a body", 0, false, rpsOf("bad_request", "respond_post")},
+	{"ratio_bad_request_vs_respond_same_request", "req/s of the 400 path over respond answering the same POST (headers and body) without reading it: the handler's cost with the body's read and the larger answer, without what net/http spends taking a request with a body", 0, false, rpsOf("bad_request", "respond_post")},
 	{"ratio_handler_floor_vs_respond", "req/s of the floor handler (reads the 400's body, sends the 400's answer, nothing else) over respond: the most any handler taking this request and sending this answer can reach", 0, false, rpsOf("handler_floor", "respond")},
 	{"ratio_bad_request_vs_handler_floor", "req/s of the 400 path over the floor handler: what proofgate's work (key, validation, error, log, metrics) costs", 0, false, rpsOf("bad_request", "handler_floor")},
 	{"ratio_unauthorized_vs_respond", "req/s of the 401 path, over respond", 0.8, false, rpsOf("unauthorized", "respond")},

@@ -65,8 +65,9 @@ func (e *env) targets() ([]target, error) {
 	ts := []target{
 		{Name: "respond", Label: "caddy respond", Method: "GET", URL: e.url(e.ports.respond, "/"), Status: 200},
 		// respond answering the 400's very request (POST, its headers and
-		// body): what net/http and Caddy spend on that request before any
-		// handler runs, so the 400's ratio to it is the handler's own cost.
+		// body), left unread: what net/http and Caddy spend on that request
+		// before any handler runs. The 400 over it also pays for reading the
+		// body and for its larger answer; handler_floor takes those out.
 		{Name: "respond_post", Label: "caddy respond, the 400's request", Method: "POST", URL: e.url(e.ports.respond, "/"), Header: jsonKey, Body: badRequest, Status: 200},
 		// The floor: a handler that reads the 400's body to its end and
 		// sends the 400's very answer (checked below), doing nothing else.

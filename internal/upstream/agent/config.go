@@ -51,7 +51,7 @@ type Config struct {
 	// afterwards an accept of that record is authorized as for a record
 	// made on the agent directly (only where the org has the agent or a
 	// tenant of it to itself; otherwise 404). Owners are held in memory
-	// (about 45 bytes a record), so this bounds that memory and the
+	// (about 55 bytes a record), so this bounds that memory and the
 	// storage. At least 2h. Default: 0, keep every owner. Backends sharing
 	// a storage share the owners: they are kept as long as the longest
 	// retention among them asks, and forever while one keeps them all.
