@@ -97,24 +97,28 @@ func unloadAtEnd(t *testing.T) {
 	})
 }
 
-// settle waits until the freshly loaded server answers. Caddy starts the
-// new config before stopping the old one on the same listener, and a
-// connection the old server accepted in that instant is reset; probing
-// absorbs that instead of a test's first (non-idempotent) request.
+// settle waits until the freshly loaded server and the admin endpoint
+// (where tests read /metrics) answer. Caddy starts the new config before
+// stopping the old one on the same listener, and replaces its admin server
+// the same way; a connection the old one accepted in that instant is
+// reset. Probing absorbs that instead of a test's first request.
 func settle(t *testing.T) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for ok := 0; ok < 3; {
-		resp, err := testClient.Get(base + "/.settle")
-		if err == nil {
-			resp.Body.Close()
-			ok++
-			continue
+	for _, url := range []string{base + "/.settle", "http://" + adminAddr + "/metrics"} {
+		for ok := 0; ok < 3; {
+			resp, err := testClient.Get(url)
+			if err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				ok++
+				continue
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s did not settle: %v", url, err)
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server did not settle: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
