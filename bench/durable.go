@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // durableWrites measures the durable-write ceiling of dir: conns writers,
@@ -16,6 +18,11 @@ import (
 // a document (create a temporary file beside it, write, fsync, close,
 // rename over the name), for d. A proofgate create that makes one durable
 // write cannot be faster than this at the same concurrency.
+//
+// Every file gets a new name, as every created record does (its id is a
+// new UUID): a rename over an existing file costs the disk differently
+// (the old file is freed in the same transaction), so names that repeat
+// across rounds or calls would measure another ceiling.
 func durableWrites(dir string, size, conns int, d time.Duration) result {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return result{Errors: 1, FirstError: err.Error()}
@@ -25,9 +32,9 @@ func durableWrites(dir string, size, conns int, d time.Duration) result {
 		payload[i] = 'a' + byte(i%26)
 	}
 	var (
-		seq, errs atomic.Int64
-		firstErr  atomic.Value
-		wg        sync.WaitGroup
+		errs     atomic.Int64
+		firstErr atomic.Value
+		wg       sync.WaitGroup
 	)
 	lats := make([][]time.Duration, conns)
 	start := time.Now()
@@ -40,7 +47,7 @@ func durableWrites(dir string, size, conns int, d time.Duration) result {
 				if !s.Before(deadline) {
 					break
 				}
-				name := filepath.Join(dir, fmt.Sprintf("%d.json", seq.Add(1)))
+				name := filepath.Join(dir, uuid.NewString()+".json")
 				if err := writeDurably(name, payload); err != nil {
 					errs.Add(1)
 					firstErr.CompareAndSwap(nil, err.Error())
