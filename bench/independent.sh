@@ -5,9 +5,10 @@
 # (Debian's package) against both, with the bench's load shape (one wrk
 # thread, 16 connections, a warm-up before each measurement) but none of
 # its code. The durable-write ceiling of the data directory is the bench's
-# own definition (16 writers: a temporary file written, fsynced, renamed;
-# `bench -role durable`), since it is a property of the disk that the
-# create's ratio must be taken against alike. It prints, per round, the
+# own definition (16 writers: a temporary file written, fsynced, renamed
+# to a new name, as a created record is; `bench -role durable`), since it
+# is a property of the disk that the create's ratio must be taken against
+# alike. It prints, per round, the
 # req/s of respond, the 401, the 400, a local create and durable writes,
 # then the medians of the three ratios the bench reports as ratio_unauthorized_vs_respond,
 # ratio_bad_request_vs_respond and ratio_local_create_vs_durable_write.
