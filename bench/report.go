@@ -163,6 +163,7 @@ var ratioDefs = []ratioDef{
 	{"cpu_ratio_bad_request_vs_respond", "server CPU per request of respond over the 400 path's", 0, false, cpuOf("bad_request", "respond")},
 	{"cpu_ratio_bad_request_vs_handler_floor", "server CPU per request of the floor handler over the 400 path's", 0, false, cpuOf("bad_request", "handler_floor")},
 	{"cpu_ratio_unauthorized_vs_respond", "server CPU per request of respond over the 401 path's", 0, false, cpuOf("unauthorized", "respond")},
+	{"cpu_ratio_local_create_vs_durable_write", "CPU of a durable write (the writers', doing nothing else) over the server's CPU per local create, which makes one", 0, false, cpuOf("local_create", "durable_write")},
 	{"cpu_ratio_upstream_accept_vs_reverse_proxy", "server CPU per request of reverse_proxy over accept's; the worse of credo and acapy", 0, false,
 		worseOf(false, cpuOf("credo_accept", "reverse_proxy"), cpuOf("acapy_accept", "reverse_proxy"))},
 	{"cpu_ratio_upstream_create_vs_reverse_proxy", "server CPU per request of reverse_proxy over create's; the worse of credo and acapy", 0, false,
