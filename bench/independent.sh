@@ -8,9 +8,9 @@
 # own definition (16 writers: a temporary file written, fsynced, renamed
 # to a new name, as a created record is; `bench -role durable`), since it
 # is a property of the disk that the create's ratio must be taken against
-# alike. It prints, per round, the
-# req/s of respond, the 401, the 400, a local create and durable writes,
-# then the medians of the three ratios the bench reports as ratio_unauthorized_vs_respond,
+# alike. It prints, per round, the req/s of respond, the 401, the 400, a
+# local create and durable writes, then the medians of the three ratios
+# the bench reports as ratio_unauthorized_vs_respond,
 # ratio_bad_request_vs_respond and ratio_local_create_vs_durable_write.
 #
 #   bench/independent.sh [rounds] [seconds per measurement]
