@@ -126,16 +126,16 @@ func (m *measurer) measure(t target) (result, int64, error) {
 			return result{}, 0, err
 		}
 	}
-	stubPid := m.e.stubAgent.cmd.Process.Pid
+	stubPid, cpuPid := m.e.stubAgent.cmd.Process.Pid, pid
 	if t.Durable {
 		// The writers run in this process: their CPU per write stands in
 		// the server's column, the cost a create's one durable write has
-		// when nothing else is done.
-		pid = os.Getpid()
+		// when nothing else is done (the RSS stays the server's).
+		cpuPid = os.Getpid()
 	}
-	cpu0, stub0 := cpuTicks(pid), cpuTicks(stubPid)
+	cpu0, stub0 := cpuTicks(cpuPid), cpuTicks(stubPid)
 	res, err := m.run(t, m.o.duration)
-	cpu1, stub1 := cpuTicks(pid), cpuTicks(stubPid)
+	cpu1, stub1 := cpuTicks(cpuPid), cpuTicks(stubPid)
 	close(stop)
 	if res.Requests > 0 {
 		res.ServerCPUus = float64(cpu1-cpu0) * 1e6 / clockTicks / float64(res.Requests)
