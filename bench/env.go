@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -114,13 +115,13 @@ func startEnv(dir, admin, requestLog string, logf func(string, ...any)) (*env, e
 		return nil, err
 	}
 	e := &env{root: root, data: filepath.Join(root, "data"), logf: logf}
-	ps, err := freePorts(7)
+	ps, err := freePorts(8)
 	if err != nil {
 		return e, err
 	}
-	e.ports = ports{respond: ps[0], proxy: ps[1], local: ps[2], credo: ps[3], acapy: ps[4], stub: ps[5], floor: ps[6]}
+	e.ports = ports{respond: ps[0], proxy: ps[1], local: ps[2], credo: ps[3], acapy: ps[4], stub: ps[5], floor: ps[6], createFloor: ps[7]}
 	cf := filepath.Join(root, "Caddyfile")
-	if err := os.WriteFile(cf, []byte(caddyfile(e.data, admin, requestLog, e.ports)), 0o600); err != nil {
+	if err := os.WriteFile(cf, []byte(caddyfile(e.data, admin, requestLog, e.createFloorAnswer(), e.ports)), 0o600); err != nil {
 		return e, err
 	}
 	if e.stubAgent, err = start("stub", filepath.Join(root, "stub.log"), fmt.Sprintf("127.0.0.1:%d", e.ports.stub)); err != nil {
@@ -135,7 +136,7 @@ func startEnv(dir, admin, requestLog string, logf func(string, ...any)) (*env, e
 	if err := waitPort(e.ports.stub, 30*time.Second, exited(e.stubAgent)); err != nil {
 		return e, fmt.Errorf("stub agent: %v", err)
 	}
-	for _, p := range []int{e.ports.respond, e.ports.proxy, e.ports.local, e.ports.credo, e.ports.acapy, e.ports.floor} {
+	for _, p := range []int{e.ports.respond, e.ports.proxy, e.ports.local, e.ports.credo, e.ports.acapy, e.ports.floor, e.ports.createFloor} {
 		if err := waitPort(p, 60*time.Second, exited(e.server)); err != nil {
 			log, _ := os.ReadFile(filepath.Join(root, serverLog))
 			return e, fmt.Errorf("server: %v\n%s", err, lastLines(log, 20))
@@ -148,20 +149,50 @@ func (e *env) url(port int, path string) string {
 	return fmt.Sprintf("http://127.0.0.1:%d%s", port, path)
 }
 
-// recordSize is the size of a stored local proof record: what the
-// durable-write ceiling writes.
-func (e *env) recordSize() int {
-	size := 2048
+// storedRecord is a stored local proof record (nil before the first
+// create): what the durable-write ceiling writes as much of, and what the
+// create floor stores.
+func (e *env) storedRecord() []byte {
+	var rec []byte
 	_ = filepath.WalkDir(filepath.Join(e.data, "proofgate", "records"), func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") {
-			if info, err := d.Info(); err == nil {
-				size = int(info.Size())
+			if b, err := os.ReadFile(p); err == nil {
+				rec = b
 				return filepath.SkipAll
 			}
 		}
 		return nil
 	})
-	return size
+	return rec
+}
+
+// recordSize is the size of a stored local proof record: what the
+// durable-write ceiling writes.
+func (e *env) recordSize() int {
+	if rec := e.storedRecord(); rec != nil {
+		return len(rec)
+	}
+	return 2048
+}
+
+// createFloorAnswer is the file the create floor takes its answer from
+// (createfloor.go), written by writeCreateFloorAnswer.
+func (e *env) createFloorAnswer() string {
+	return filepath.Join(e.root, "create-floor-answer.json")
+}
+
+// writeCreateFloorAnswer gives the create floor a local create's answer
+// and the record that create stored.
+func (e *env) writeCreateFloorAnswer(a *answer) error {
+	rec := e.storedRecord()
+	if rec == nil {
+		return errors.New("no stored record to give the create floor")
+	}
+	b, err := json.Marshal(createFloorAnswer{answer: *a, Record: rec})
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(e.createFloorAnswer(), b, 0o600)
 }
 
 // rssKiB reads a process's resident set (VmRSS) from /proc.

@@ -70,33 +70,42 @@ func (floorHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhtt
 
 var floorHeaders = []string{"application/json; charset=utf-8", fmt.Sprint(len(floorAnswer)), "no-store", "nosniff"}
 
+// answer is an HTTP answer as the bench compares them: Date left out.
+type answer struct {
+	Status int         `json:"status"`
+	Header http.Header `json:"header"`
+	Body   []byte      `json:"body"`
+}
+
+// fetchAnswer sends t once and returns its answer.
+func fetchAnswer(client *http.Client, t target) (*answer, error) {
+	req, err := newRequest(t.Method, t.URL, t.Header, t.Body)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	resp.Header.Del("Date")
+	return &answer{Status: resp.StatusCode, Header: resp.Header, Body: body}, err
+}
+
 // sameAnswer checks that a and b answer alike: status, headers (but Date)
 // and body, so that one is a fair reference for the other.
 func sameAnswer(client *http.Client, a, b target) error {
-	get := func(t target) (int, http.Header, []byte, error) {
-		req, err := newRequest(t.Method, t.URL, t.Header, t.Body)
-		if err != nil {
-			return 0, nil, nil, err
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return 0, nil, nil, err
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		resp.Header.Del("Date")
-		return resp.StatusCode, resp.Header, body, err
-	}
-	sa, ha, ba, err := get(a)
+	x, err := fetchAnswer(client, a)
 	if err != nil {
 		return err
 	}
-	sb, hb, bb, err := get(b)
+	y, err := fetchAnswer(client, b)
 	if err != nil {
 		return err
 	}
-	if sa != sb || !bytes.Equal(ba, bb) || !maps.EqualFunc(ha, hb, slices.Equal[[]string]) {
-		return fmt.Errorf("%s and %s answer differently:\n%d %v %s\n%d %v %s", a.Name, b.Name, sa, ha, ba, sb, hb, bb)
+	if x.Status != y.Status || !bytes.Equal(x.Body, y.Body) || !maps.EqualFunc(x.Header, y.Header, slices.Equal[[]string]) {
+		return fmt.Errorf("%s and %s answer differently:\n%d %v %s\n%d %v %s", a.Name, b.Name, x.Status, x.Header, x.Body, y.Status, y.Header, y.Body)
 	}
 	return nil
 }

@@ -55,6 +55,17 @@ func (e *env) targets() ([]target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating an acapy record: %v", err)
 	}
+	// The create floor answers as a local create does (createfloor.go).
+	created, err := fetchAnswer(client, target{Method: "POST", URL: oob(e.ports.local, orgLocal), Header: jsonKey, Body: indyCreate})
+	if err != nil {
+		return nil, fmt.Errorf("creating the create floor's answer: %v", err)
+	}
+	if created.Status != http.StatusCreated {
+		return nil, fmt.Errorf("creating the create floor's answer: status %d: %s", created.Status, created.Body)
+	}
+	if err := e.writeCreateFloorAnswer(created); err != nil {
+		return nil, err
+	}
 	shortPath := strings.TrimPrefix(short["invitationUrl"].(string), e.url(e.ports.local, ""))
 	accept := func(port int, rec map[string]any) string {
 		return e.url(port, "/proofs/"+rec["proofRecordId"].(string)+"/accept-presentation")
@@ -80,6 +91,12 @@ func (e *env) targets() ([]target, error) {
 		{Name: "short_url", Label: "short URL read (302)", Method: "GET", URL: e.url(e.ports.local, shortPath), Status: 302},
 		{Name: "accept_conflict", Label: "local accept 409", Method: "POST", URL: accept(e.ports.local, local), Header: key, Status: 409},
 		{Name: "durable_write", Label: "durable write (write+fsync+rename; CPU: the writers')", Durable: true},
+		// The create floor: a handler that reads a create's body, stores one
+		// record through Caddy's storage and sends a create's answer
+		// (checked below), doing nothing else. Over the durable-write
+		// ceiling it is what the HTTP exchange adds to a bare write; a
+		// local create over it is proofgate's work.
+		{Name: "create_floor", Label: "floor: create's body read, one durable write, its answer", Method: "POST", URL: e.url(e.ports.createFloor, "/"), Header: jsonKey, Body: indyCreate, Status: 201},
 		{Name: "local_create", Label: "local create", Method: "POST", URL: oob(e.ports.local, orgLocal), Header: jsonKey, Body: indyCreate, Status: 201},
 		{Name: "local_create_short", Label: "local create + short URL", Method: "POST", URL: oob(e.ports.local, orgLocal), Header: jsonKey, Body: shortBody, Status: 201},
 		{Name: "local_accept_flow", Label: "local accept flow (create, DIDComm, accept)", Flow: "local_accept", Base: e.url(e.ports.local, "")},
@@ -99,10 +116,22 @@ func (e *env) targets() ([]target, error) {
 			return nil, fmt.Errorf("%s: %v", t.Name, err)
 		}
 	}
-	i := slices.IndexFunc(ts, func(t target) bool { return t.Name == "bad_request" })
-	j := slices.IndexFunc(ts, func(t target) bool { return t.Name == "handler_floor" })
-	if err := sameAnswer(client, ts[i], ts[j]); err != nil {
+	named := func(name string) target {
+		return ts[slices.IndexFunc(ts, func(t target) bool { return t.Name == name })]
+	}
+	if err := sameAnswer(client, named("bad_request"), named("handler_floor")); err != nil {
 		return nil, fmt.Errorf("the floor handler no longer answers as proofgate's 400 (update floorAnswer in floor.go): %v", err)
+	}
+	fresh, err := fetchAnswer(client, named("local_create"))
+	if err != nil {
+		return nil, err
+	}
+	floor, err := fetchAnswer(client, named("create_floor"))
+	if err != nil {
+		return nil, err
+	}
+	if err := sameShape(fresh, floor); err != nil {
+		return nil, fmt.Errorf("the create floor does not answer as a local create: %v", err)
 	}
 	return ts, nil
 }

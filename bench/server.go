@@ -32,6 +32,9 @@ type ports struct {
 	// floor is the bench's floor handler: the 400's answer, after reading
 	// the body, with no other work (floor.go).
 	floor int
+	// createFloor reads a create's body, makes one durable write and
+	// sends a create's answer, with no other work (createfloor.go).
+	createFloor int
 }
 
 // caddyfile is the server's config. The local site is examples/Caddyfile
@@ -42,7 +45,7 @@ type ports struct {
 // log is configured: "sampled" (README's production setting: the first 10
 // lines a second, then 1 in 100, as examples/Caddyfile does), "all" (one
 // line per request), or "off" (excluded), to measure what it costs.
-func caddyfile(data, admin, requestLog string, p ports) string {
+func caddyfile(data, admin, requestLog, createFloorAnswer string, p ports) string {
 	logOpt := ""
 	switch requestLog {
 	case "sampled":
@@ -73,6 +76,14 @@ http://127.0.0.1:%[2]d {
 http://127.0.0.1:%[16]d {
 	route {
 		bench_floor
+	}
+}
+
+http://127.0.0.1:%[17]d {
+	route {
+		bench_create_floor {
+			answer_file %[18]s
+		}
 	}
 }
 
@@ -118,7 +129,8 @@ http://127.0.0.1:%[6]d {
 	respond "ok" 200
 }
 `, data, p.respond, p.proxy, p.local, p.credo, p.acapy, p.stub,
-		benchKey, orgLocal, credoJWT, orgCredo, acapyKey, orgACAPy, admin, logOpt, p.floor)
+		benchKey, orgLocal, credoJWT, orgCredo, acapyKey, orgACAPy, admin, logOpt, p.floor,
+		p.createFloor, createFloorAnswer)
 }
 
 // serve is the server role: it runs Caddy with the Caddyfile named by
