@@ -21,7 +21,11 @@
 // taken within a round and reported as min/median/max. The
 // durable-write ceiling is measured in the same rounds: parallel write +
 // fsync + rename of record-sized files in the server's storage directory at
-// the same concurrency.
+// the same concurrency. Two handlers of the bench's own, the floors
+// (floor.go, createfloor.go), take the 400's and the create's requests and
+// send their answers with nothing else (the create floor with its one
+// durable write): what any handler pays there, so that proofgate's targets
+// over them are proofgate's own work.
 //
 // Everything listens on 127.0.0.1; the data directory is removed at the end.
 package main
