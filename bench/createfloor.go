@@ -26,15 +26,15 @@ func init() {
 	})
 }
 
-// createFloorHandler is the least a Caddy handler can do to answer a local create
-// as proofgate does: read the body, store one document of a record's size
-// under a new key in the site's Caddy storage (one durable write, through
-// the very storage call proofgate's records take), and send the create's
-// status, headers and bytes, with nothing looked at in between. It exists
-// in the bench only: the most any handler that takes this request, makes
-// one durable write and sends this answer can reach, so that a local create
-// over it is proofgate's own work, and it over the durable-write ceiling is
-// what the HTTP exchange adds to a bare write.
+// createFloorHandler is the least a Caddy handler can do to answer a
+// local create as proofgate does: read the body, store one document of a
+// record's size under a new key in the site's Caddy storage (one durable
+// write, through the very storage call proofgate's records take), and send
+// the create's status, headers and bytes, with nothing looked at in
+// between. It exists in the bench only: the most any handler that takes
+// this request, makes one durable write and sends this answer can reach,
+// so that a local create over it is proofgate's own work, and it over the
+// durable-write ceiling is what the HTTP exchange adds to a bare write.
 type createFloorHandler struct {
 	// AnswerFile holds the answer to send and the document to store
 	// (createFloorAnswer as JSON). The bench writes it from its first
