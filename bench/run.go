@@ -28,43 +28,40 @@ func (e *env) targets() ([]target, error) {
 	oob := func(port int, org string) string {
 		return e.url(port, "/orgs/"+org+"/proofs/oob?requestType=indy")
 	}
-	create := func(port int, org, body string) (map[string]any, error) {
-		var b []byte
-		if err := send(client, http.MethodPost, oob(port, org), jsonKey, body, http.StatusCreated, &b); err != nil {
-			return nil, err
+	// create makes a record and returns its answer and the answer's data.
+	create := func(port int, org, body string) (*answer, map[string]any, error) {
+		a, err := fetchAnswer(client, target{Method: http.MethodPost, URL: oob(port, org), Header: jsonKey, Body: body})
+		if err != nil {
+			return nil, nil, err
+		}
+		if a.Status != http.StatusCreated {
+			return nil, nil, fmt.Errorf("status %d: %s", a.Status, a.Body)
 		}
 		var out struct {
 			Data map[string]any `json:"data"`
 		}
-		return out.Data, json.Unmarshal(b, &out)
+		return a, out.Data, json.Unmarshal(a.Body, &out)
 	}
 	shortBody := strings.Replace(indyCreate, `"isShortenUrl":false`, `"isShortenUrl":true`, 1)
-	short, err := create(e.ports.local, orgLocal, shortBody)
+	_, short, err := create(e.ports.local, orgLocal, shortBody)
 	if err != nil {
 		return nil, fmt.Errorf("creating a short URL: %v", err)
 	}
-	local, err := create(e.ports.local, orgLocal, indyCreate)
+	// The local record's answer is also the create floor's (createfloor.go).
+	created, local, err := create(e.ports.local, orgLocal, indyCreate)
 	if err != nil {
 		return nil, fmt.Errorf("creating a local record: %v", err)
 	}
-	credo, err := create(e.ports.credo, orgCredo, indyCreate)
+	if err := e.writeCreateFloorAnswer(created); err != nil {
+		return nil, err
+	}
+	_, credo, err := create(e.ports.credo, orgCredo, indyCreate)
 	if err != nil {
 		return nil, fmt.Errorf("creating a credo record: %v", err)
 	}
-	acapy, err := create(e.ports.acapy, orgACAPy, indyCreate)
+	_, acapy, err := create(e.ports.acapy, orgACAPy, indyCreate)
 	if err != nil {
 		return nil, fmt.Errorf("creating an acapy record: %v", err)
-	}
-	// The create floor answers as a local create does (createfloor.go).
-	created, err := fetchAnswer(client, target{Method: "POST", URL: oob(e.ports.local, orgLocal), Header: jsonKey, Body: indyCreate})
-	if err != nil {
-		return nil, fmt.Errorf("creating the create floor's answer: %v", err)
-	}
-	if created.Status != http.StatusCreated {
-		return nil, fmt.Errorf("creating the create floor's answer: status %d: %s", created.Status, created.Body)
-	}
-	if err := e.writeCreateFloorAnswer(created); err != nil {
-		return nil, err
 	}
 	shortPath := strings.TrimPrefix(short["invitationUrl"].(string), e.url(e.ports.local, ""))
 	accept := func(port int, rec map[string]any) string {
