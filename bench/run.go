@@ -119,6 +119,9 @@ func (e *env) targets() ([]target, error) {
 	if err := sameAnswer(client, named("bad_request"), named("handler_floor")); err != nil {
 		return nil, fmt.Errorf("the floor handler no longer answers as proofgate's 400 (update floorAnswer in floor.go): %v", err)
 	}
+	// A fresh create, not the one the floor was given: the floor's fixed
+	// answer must stand for every create, whose ids (and so, by a digit or
+	// two, lengths) differ.
 	fresh, err := fetchAnswer(client, named("local_create"))
 	if err != nil {
 		return nil, err
