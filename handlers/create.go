@@ -35,7 +35,7 @@ type InvitationMail struct {
 type created struct {
 	result  backend.OOBResult
 	url     string // the invitation URL handed out: short or long
-	shortID string
+	shortID string // a short URL stored as a document of its own
 	mailID  string
 	// staged are the notifications of the record's creation, released
 	// when the whole request has succeeded.
@@ -66,7 +66,12 @@ func (c *creation) one(ctx context.Context, to string) error {
 	// Recorded before the later steps, so that undo also removes it.
 	c.done = append(c.done, created{result: res, url: res.InvitationURL})
 	last := &c.done[len(c.done)-1]
-	if c.req.IsShortenURL {
+	switch {
+	case !c.req.IsShortenURL:
+	case res.ShortURLID != "":
+		// Kept in the record: it goes when the record goes.
+		last.url = c.g.ShortURLBase + res.ShortURLID
+	default:
 		id, _, err := c.g.ShortURLs.Create(ctx, c.org.ID, res.InvitationURL, res.Invitation)
 		if err != nil {
 			return err

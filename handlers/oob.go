@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/proofgate/proofgate/internal/auth"
+	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/bodyread"
 	"github.com/proofgate/proofgate/internal/metrics"
 	"github.com/proofgate/proofgate/internal/validate"
@@ -72,6 +73,10 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 	g.noteBackend(w, b, orgID)
 	if n := noteOf(w); n != nil {
 		n.Recipients = req.Emails
+	}
+	if _, keeps := b.(backend.ShortURLKeeper); keeps && req.IsShortenURL {
+		// The short URL goes into the record's own write.
+		req.ShortURLExpiresAt = g.ShortURLs.ExpiresAt()
 	}
 	c := &creation{g: g, b: b, org: org, req: req}
 	c.done = c.first[:0]

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -21,8 +22,8 @@ import (
 //     for clients that follow redirects and read the URL).
 func (g *Gateway) ResolveShortURL(w http.ResponseWriter, r *http.Request, id string) {
 	accept := r.Header.Get("Accept")
-	e, err := g.ShortURLs.Resolve(r.Context(), id)
-	if errors.Is(err, shorturl.ErrNotFound) {
+	invitation, longURL, err := g.resolveShortURL(r.Context(), id)
+	if errors.Is(err, backend.ErrNotFound) {
 		if !wantsJSON(accept) && wantsHTML(accept) {
 			writeProblemPage(w, r, http.StatusNotFound, "Invitation not found",
 				"This invitation link is unknown or has expired.")
@@ -37,19 +38,40 @@ func (g *Gateway) ResolveShortURL(w http.ResponseWriter, r *http.Request, id str
 	}
 	switch {
 	case wantsJSON(accept):
-		writeInvitationJSON(w, r, e.Invitation)
+		writeInvitationJSON(w, r, invitation)
 	case wantsHTML(accept):
-		info, err := parseInvitation(e.Invitation)
+		info, err := parseInvitation(invitation)
 		if err != nil {
 			// Stored by us; a record made by an agent we could not read.
 			g.Logger.Warn("short URL holds no readable invitation", zap.String("id", id))
 		}
-		writeInvitationPage(w, r, g.ShortURLBase+id, e.LongURL, e.Invitation, info)
+		writeInvitationPage(w, r, g.ShortURLBase+id, longURL, invitation, info)
 	default:
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Add("Vary", "Accept")
-		http.Redirect(w, r, e.LongURL, http.StatusFound)
+		http.Redirect(w, r, longURL, http.StatusFound)
 	}
+}
+
+// resolveShortURL finds the invitation and long URL behind a short-URL
+// id: in the record of a backend that keeps its short URLs there
+// (backend.ShortURLKeeper, which refuses other backends' ids without
+// I/O), else among the stored short URLs. backend.ErrNotFound when
+// neither has it live.
+func (g *Gateway) resolveShortURL(ctx context.Context, id string) (json.RawMessage, string, error) {
+	for _, b := range g.Backends.All() {
+		if k, ok := b.(backend.ShortURLKeeper); ok {
+			invitation, longURL, err := k.ResolveShortURL(ctx, id)
+			if !errors.Is(err, backend.ErrNotFound) {
+				return invitation, longURL, err
+			}
+		}
+	}
+	e, err := g.ShortURLs.Resolve(ctx, id)
+	if errors.Is(err, shorturl.ErrNotFound) {
+		return nil, "", backend.ErrNotFound
+	}
+	return e.Invitation, e.LongURL, err
 }
 
 // InvitationStater tells the state of the proof record behind an

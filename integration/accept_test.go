@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -91,10 +92,12 @@ func TestConcurrentAcceptsOneWins(t *testing.T) {
 	}
 }
 
-// TestFailedShortURLLeavesNoRecord breaks the short-URL storage (a file
-// where its directory belongs): the request fails with 503 and the proof
-// record the backend had already written is gone again.
-func TestFailedShortURLLeavesNoRecord(t *testing.T) {
+// TestLocalShortURLLivesInItsRecord: the local verifier keeps a short URL
+// in the record it leads to, so a create asking for one makes one
+// durable write and no short-URL document. With the short URLs' own
+// storage broken (a file where its directory belongs) the create still
+// succeeds, and the short URL answers from the record.
+func TestLocalShortURLLivesInItsRecord(t *testing.T) {
 	_, dir := startCaddy(t, "")
 	if err := os.MkdirAll(filepath.Join(dir, "proofgate"), 0o700); err != nil {
 		t.Fatal(err)
@@ -103,17 +106,24 @@ func TestFailedShortURLLeavesNoRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := postJSON(t, oobPath(orgA, "presentationExchange"), keyA, peBody)
-	wantBody(t, r, http.StatusServiceUnavailable,
-		`{"statusCode":503,"error":"Service Unavailable","message":"the verifier is unavailable; try again later"}`)
-	records, _ := filepath.Glob(filepath.Join(dir, "proofgate", "records", "*"))
-	if len(records) != 0 {
-		t.Fatalf("records left behind: %v", records)
-	}
-	// With storage mended, the same request succeeds.
-	if err := os.Remove(filepath.Join(dir, "proofgate", "shorturls")); err != nil {
-		t.Fatal(err)
-	}
-	if r := postJSON(t, oobPath(orgA, "presentationExchange"), keyA, peBody); r.status != http.StatusCreated {
+	if r.status != http.StatusCreated {
 		t.Fatalf("%d %s", r.status, r.body)
+	}
+	data := r.json(t)["data"].(map[string]any)
+	records, _ := filepath.Glob(filepath.Join(dir, "proofgate", "records", "*"))
+	if len(records) != 1 || filepath.Base(records[0]) != data["proofRecordId"].(string)+".json" {
+		t.Fatalf("records %v: want the one record", records)
+	}
+	short := strings.TrimPrefix(data["invitationUrl"].(string), base)
+	if !strings.HasPrefix(short, "/url/") || len(short) != len("/url/")+proofs.ShortURLIDLen {
+		t.Fatalf("short URL %q", data["invitationUrl"])
+	}
+	j := do(t, http.MethodGet, short, "", "Accept: application/json")
+	var inv map[string]any
+	if j.status != http.StatusOK || json.Unmarshal(j.body, &inv) != nil || inv["@id"] != data["outOfBandId"] {
+		t.Fatalf("short URL JSON: %d %s", j.status, j.body)
+	}
+	if p := do(t, http.MethodGet, short, ""); p.status != http.StatusFound || p.header.Get("Location") != data["longInvitationUrl"] {
+		t.Fatalf("short URL redirect: %d %v", p.status, p.header)
 	}
 }

@@ -2,6 +2,8 @@ package integration
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -105,6 +107,33 @@ func TestUpstreamAgentsThroughCaddy(t *testing.T) {
 	t.Run("acapy refuses present-proof 1.0", func(t *testing.T) {
 		r := postJSON(t, oobPath(orgB, "indy"), keyB, strings.Replace(indyBody, `"isShortenUrl":false`, `"isShortenUrl":false,"protocolVersion":"v1"`, 1))
 		if r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "protocolVersion") {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+	})
+
+	t.Run("a failed short URL leaves no record", func(t *testing.T) {
+		// Agents' short URLs are documents of their own: break their
+		// storage (a file where the directory belongs). The create fails
+		// with 503, and the record ACA-Py had already made is deleted.
+		shorts := filepath.Join(dir, "proofgate", "shorturls")
+		if err := os.Rename(shorts, shorts+".aside"); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(shorts, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		before := len(acapy.Records(""))
+		r := postJSON(t, oobPath(orgB, "indy"), keyB, strings.Replace(indyBody, `"isShortenUrl":false`, `"isShortenUrl":true`, 1))
+		wantBody(t, r, http.StatusServiceUnavailable,
+			`{"statusCode":503,"error":"Service Unavailable","message":"the verifier is unavailable; try again later"}`)
+		if after := len(acapy.Records("")); after != before {
+			t.Fatalf("ACA-Py holds %d records after the failed create, %d before", after, before)
+		}
+		// With storage mended, the same request succeeds.
+		if err := os.Remove(shorts); err != nil {
+			t.Fatal(err)
+		}
+		if r := postJSON(t, oobPath(orgB, "indy"), keyB, strings.Replace(indyBody, `"isShortenUrl":false`, `"isShortenUrl":true`, 1)); r.status != http.StatusCreated {
 			t.Fatalf("%d %s", r.status, r.body)
 		}
 	})

@@ -7,6 +7,7 @@ package backend
 import (
 	"context"
 	"encoding/json"
+	"time"
 )
 
 // Backend serves the two operations for the orgs routed to it.
@@ -52,6 +53,11 @@ type OOBRequest struct {
 	ProtocolVersion string // ProtocolV1 or ProtocolV2, never empty
 	IsShortenURL    bool
 	ReuseConnection bool // defaults to true when the caller omits it
+
+	// ShortURLExpiresAt is set, with IsShortenURL, for a backend that
+	// keeps short URLs in its own records (ShortURLKeeper): when the
+	// short URL stops answering.
+	ShortURLExpiresAt time.Time
 
 	// Indy is set exactly when RequestType is RequestIndy.
 	Indy *IndyProofRequest
@@ -127,6 +133,10 @@ type OOBResult struct {
 	OutOfBandID string
 	// InvitationURL is the long form, <endpoint>?oob=<base64url(invitation)>.
 	InvitationURL string
+	// ShortURLID is the id of the short URL the backend made in the
+	// record itself (a ShortURLKeeper given ShortURLExpiresAt); empty
+	// otherwise.
+	ShortURLID string
 }
 
 // ProofRecord is Credo's ProofExchangeRecord JSON: the interface's six
@@ -195,6 +205,19 @@ type TenantValidator interface {
 // reach the backend as the default one.
 type OrgChecker interface {
 	CheckOrgs(orgs []Org)
+}
+
+// ShortURLKeeper is implemented by backends that keep a short URL in the
+// record it leads to, so that a create asking for one makes no write of
+// its own for it (the local verifier: one durable write per create). The
+// gateway keeps the short URLs of every other backend as documents of
+// their own.
+type ShortURLKeeper interface {
+	// ResolveShortURL returns the invitation and long ?oob= URL behind a
+	// short-URL id the backend made: ErrNotFound, without any I/O, for
+	// an id it cannot have made, and for one whose record is gone, asked
+	// for no short URL, or whose short URL has expired.
+	ResolveShortURL(ctx context.Context, id string) (invitation json.RawMessage, longURL string, err error)
 }
 
 // MetadataSetter is implemented by backends that keep proof records

@@ -120,12 +120,13 @@ type Local struct {
 
 // Interface guards.
 var (
-	_ caddy.Module          = (*Local)(nil)
-	_ caddy.Provisioner     = (*Local)(nil)
-	_ caddy.Validator       = (*Local)(nil)
-	_ caddy.CleanerUpper    = (*Local)(nil)
-	_ caddyfile.Unmarshaler = (*Local)(nil)
-	_ backend.Backend       = (*Local)(nil)
+	_ caddy.Module           = (*Local)(nil)
+	_ caddy.Provisioner      = (*Local)(nil)
+	_ caddy.Validator        = (*Local)(nil)
+	_ caddy.CleanerUpper     = (*Local)(nil)
+	_ caddyfile.Unmarshaler  = (*Local)(nil)
+	_ backend.Backend        = (*Local)(nil)
+	_ backend.ShortURLKeeper = (*Local)(nil)
 )
 
 // CaddyModule returns the Caddy module information.
@@ -297,6 +298,12 @@ func (l *Local) LoadRecord(ctx context.Context, proofRecordID string) (backend.P
 // Invitation returns a record's invitation JSON and long ?oob= URL.
 func (l *Local) Invitation(ctx context.Context, proofRecordID string) (json.RawMessage, string, error) {
 	return l.svc.Invitation(ctx, proofRecordID)
+}
+
+// ResolveShortURL implements backend.ShortURLKeeper: a short URL the
+// local verifier made lives in its record.
+func (l *Local) ResolveShortURL(ctx context.Context, id string) (json.RawMessage, string, error) {
+	return l.svc.ResolveShortURL(ctx, id)
 }
 
 // Service is the verifier behind the module, for the DIDComm endpoint.

@@ -49,6 +49,10 @@ func (d *Doc) AppendJSON(b []byte) ([]byte, error) {
 	}
 	b = append(b, `,"invitationUrl":`...)
 	b = store.AppendString(b, d.InvitationURL)
+	if d.ShortURLExpiresAt != "" {
+		b = append(b, `,"shortUrlExpiresAt":`...)
+		b = store.AppendString(b, d.ShortURLExpiresAt)
+	}
 	b = append(b, `,"key":{"kind":`...)
 	b = store.AppendString(b, d.Key.Kind)
 	b = append(b, `,"verkey":`...)

@@ -38,6 +38,40 @@ func TestDerivedIDs(t *testing.T) {
 	}
 }
 
+func TestShortURLID(t *testing.T) {
+	seen := map[string]bool{}
+	for i := 0; i < 1000; i++ {
+		rid := uuid.New()
+		id := ShortURLID(rid)
+		if len(id) != ShortURLIDLen || strings.ContainsAny(id, "+/=") {
+			t.Fatalf("short id %q: want %d base64url characters", id, ShortURLIDLen)
+		}
+		if back, ok := RecordIDForShortURL(id); !ok || back != rid {
+			t.Fatalf("RecordIDForShortURL(%q) = %s, %v; want %s", id, back, ok, rid)
+		}
+		if seen[id] {
+			t.Fatalf("two records share short id %q", id)
+		}
+		seen[id] = true
+	}
+	rid := uuid.MustParse("0f8fad5b-d9cb-469f-a165-70867728950e")
+	id := ShortURLID(rid)
+	for _, bad := range []string{
+		"",
+		"AAAAAAAAAAAAAAAA",       // a stored short URL's 16 characters
+		id[:21],                  // cut
+		id + "A",                 // longer
+		id[:21] + "B",            // non-zero trailing bits: not canonical
+		"AAAAAAAAAAAAAAAAAAAAAA", // not a v4 UUID once unmasked
+		strings.Repeat("+", 22),  // not base64url
+		strings.Replace(id, id[:1], "=", 1),
+	} {
+		if got, ok := RecordIDForShortURL(bad); ok {
+			t.Errorf("RecordIDForShortURL(%q) = %s, want rejected", bad, got)
+		}
+	}
+}
+
 func TestRecordIDForKey(t *testing.T) {
 	pub, _, _ := ed25519.GenerateKey(nil)
 	a, b := RecordIDForKey(pub), RecordIDForKey(pub)

@@ -33,6 +33,11 @@ type Doc struct {
 	Invitation json.RawMessage `json:"invitation"`
 	// InvitationURL is the long ?oob= URL.
 	InvitationURL string `json:"invitationUrl"`
+	// ShortURLExpiresAt, set when the create asked for a short URL, is
+	// when that URL (ShortURLID of the record id) stops answering
+	// (backend.TimeFormat). The short URL lives in the record, so it costs
+	// the create no write of its own.
+	ShortURLExpiresAt string `json:"shortUrlExpiresAt,omitempty"`
 	// Key is the verifier key the invitation advertises.
 	Key KeyRef `json:"key"`
 

@@ -202,6 +202,11 @@ func (s *Service) Create(ctx context.Context, org backend.Org, req backend.OOBRe
 	if req.RequestType == backend.RequestPresentationExchange {
 		doc.Domain = s.domain
 	}
+	var shortID string
+	if req.IsShortenURL && !req.ShortURLExpiresAt.IsZero() {
+		doc.ShortURLExpiresAt = req.ShortURLExpiresAt.UTC().Format(backend.TimeFormat)
+		shortID = ShortURLID(recordID)
+	}
 	if err := s.records.Put(ctx, doc.Record.ID, s.sealedDoc(&doc)); err != nil {
 		// Some storage modules can fail after writing (a timeout on the
 		// reply); make sure no record of a failed request survives.
@@ -213,6 +218,7 @@ func (s *Service) Create(ctx context.Context, org backend.Org, req backend.OOBRe
 		Invitation:    invitation,
 		OutOfBandID:   invitationID,
 		InvitationURL: longURL,
+		ShortURLID:    shortID,
 	}, nil
 }
 
@@ -266,6 +272,47 @@ func (s *Service) Invitation(ctx context.Context, recordID string) (json.RawMess
 	doc, err := s.Load(ctx, recordID)
 	if err != nil {
 		return nil, "", err
+	}
+	return doc.Invitation, doc.InvitationURL, nil
+}
+
+// ResolveShortURL returns the invitation and long URL behind a short-URL
+// id Create made (ShortURLID): backend.ErrNotFound for an id it cannot
+// have made (without reading storage), an unknown record, a record made
+// without a short URL, and a short URL past its expiry.
+func (s *Service) ResolveShortURL(ctx context.Context, id string) (json.RawMessage, string, error) {
+	recordID, ok := RecordIDForShortURL(id)
+	if !ok {
+		return nil, "", backend.ErrNotFound
+	}
+	// Only what the answer needs is decoded: no key to unseal, no
+	// metadata map, no request or presentation copied.
+	var doc struct {
+		Record struct {
+			ID string `json:"id"`
+		} `json:"record"`
+		Invitation        json.RawMessage `json:"invitation"`
+		InvitationURL     string          `json:"invitationUrl"`
+		ShortURLExpiresAt string          `json:"shortUrlExpiresAt"`
+	}
+	if err := s.records.Get(ctx, recordID.String(), &doc); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, "", backend.ErrNotFound
+		}
+		return nil, "", err
+	}
+	if doc.Record.ID != recordID.String() {
+		return nil, "", fmt.Errorf("proofs: record %s holds record %q", recordID, doc.Record.ID)
+	}
+	if doc.ShortURLExpiresAt == "" {
+		return nil, "", backend.ErrNotFound
+	}
+	expires, err := time.Parse(backend.TimeFormat, doc.ShortURLExpiresAt)
+	if err != nil {
+		return nil, "", fmt.Errorf("proofs: record %s: shortUrlExpiresAt: %w", recordID, err)
+	}
+	if !s.cfg.Now().Before(expires) {
+		return nil, "", backend.ErrNotFound
 	}
 	return doc.Invitation, doc.InvitationURL, nil
 }

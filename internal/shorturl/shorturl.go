@@ -1,7 +1,8 @@
 // Package shorturl keeps the short invitation URLs the gateway hands out
-// when a caller asks for isShortenUrl (RFC 0434 "URL shortening"): one
-// storage document per URL, holding the invitation and its long URL, until
-// it expires. It works the same whichever backend made the invitation.
+// when a caller asks for isShortenUrl (RFC 0434 "URL shortening") and the
+// backend does not keep them in its own records (backend.ShortURLKeeper,
+// as the local verifier does): one storage document per URL, holding the
+// invitation and its long URL, until it expires.
 package shorturl
 
 import (
@@ -59,6 +60,11 @@ func (s *Service) Create(ctx context.Context, orgID, longURL string, invitation 
 	}
 	return id, e.ExpiresAt, nil
 }
+
+// ExpiresAt is when a short URL made now stops answering: the expiry a
+// backend that keeps short URLs in its records (backend.ShortURLKeeper)
+// is given, so that every short URL lives as long.
+func (s *Service) ExpiresAt() time.Time { return s.now().UTC().Add(s.ttl) }
 
 // Resolve returns the entry of a live id. An expired entry is deleted and
 // reported as ErrNotFound, as RFC 0434 asks senders to invalidate expired

@@ -1,0 +1,101 @@
+package proofs
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/certmagic"
+	"github.com/google/uuid"
+
+	"github.com/proofgate/proofgate/internal/backend"
+)
+
+// loadWatch is a storage that counts its reads.
+type loadWatch struct {
+	certmagic.Storage
+	loads int
+}
+
+func (s *loadWatch) Load(ctx context.Context, key string) ([]byte, error) {
+	s.loads++
+	return s.Storage.Load(ctx, key)
+}
+
+// TestShortURLInRecord: a create given a short URL's expiry stores it in
+// the record and answers its id; the id resolves to the record's
+// invitation and long URL until the expiry, and not from then on; a
+// record made without one has none; ids ShortURLID cannot have made are
+// refused without reading storage.
+func TestShortURLInRecord(t *testing.T) {
+	ctx := context.Background()
+	storage := &loadWatch{Storage: fileStorage(t)}
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	s, err := New(storage, Config{PublicURL: testPublicURL, Endpoint: testEndpoint, Label: "Default Verifier",
+		Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	req := indyRequest()
+	req.IsShortenURL = true
+	req.ShortURLExpiresAt = now.Add(time.Hour)
+	res, err := s.Create(ctx, testOrg, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recordID, _ := ParseID(res.ProofRecord.ID)
+	if res.ShortURLID != ShortURLID(recordID) {
+		t.Fatalf("ShortURLID %q, want %q", res.ShortURLID, ShortURLID(recordID))
+	}
+	doc, err := s.Load(ctx, res.ProofRecord.ID)
+	if err != nil || doc.ShortURLExpiresAt != "2026-11-23T13:00:00.000Z" {
+		t.Fatalf("stored expiry %q (%v)", doc.ShortURLExpiresAt, err)
+	}
+	invitation, longURL, err := s.ResolveShortURL(ctx, res.ShortURLID)
+	if err != nil || longURL != res.InvitationURL || !jsonEqualRaw(invitation, res.Invitation) {
+		t.Fatalf("ResolveShortURL = %s, %q, %v", invitation, longURL, err)
+	}
+
+	now = now.Add(time.Hour - time.Millisecond)
+	if _, _, err := s.ResolveShortURL(ctx, res.ShortURLID); err != nil {
+		t.Fatalf("a millisecond before the expiry: %v", err)
+	}
+	now = now.Add(time.Millisecond)
+	if _, _, err := s.ResolveShortURL(ctx, res.ShortURLID); !errors.Is(err, backend.ErrNotFound) {
+		t.Fatalf("at the expiry: %v, want ErrNotFound", err)
+	}
+
+	// Asked without a short URL (or without an expiry to keep): none.
+	for name, r := range map[string]backend.OOBRequest{"not asked": indyRequest(), "no expiry": func() backend.OOBRequest {
+		r := indyRequest()
+		r.IsShortenURL = true
+		return r
+	}()} {
+		res, err := s.Create(ctx, testOrg, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recordID, _ := ParseID(res.ProofRecord.ID)
+		if res.ShortURLID != "" {
+			t.Errorf("%s: ShortURLID %q", name, res.ShortURLID)
+		}
+		if _, _, err := s.ResolveShortURL(ctx, ShortURLID(recordID)); !errors.Is(err, backend.ErrNotFound) {
+			t.Errorf("%s: the derived id resolves: %v", name, err)
+		}
+	}
+
+	if _, _, err := s.ResolveShortURL(ctx, ShortURLID(uuid.New())); !errors.Is(err, backend.ErrNotFound) {
+		t.Fatalf("an unknown record: %v", err)
+	}
+	loads := storage.loads
+	for _, id := range []string{"", "AAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAAA", res.ShortURLID + "A"} {
+		if _, _, err := s.ResolveShortURL(ctx, id); !errors.Is(err, backend.ErrNotFound) {
+			t.Errorf("ResolveShortURL(%q): %v, want ErrNotFound", id, err)
+		}
+	}
+	if storage.loads != loads {
+		t.Fatalf("ids that cannot be ours read storage %d times", storage.loads-loads)
+	}
+}
