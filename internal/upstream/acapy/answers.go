@@ -3,7 +3,7 @@ package acapy
 import (
 	"encoding/json"
 
-	"github.com/proofgate/proofgate/internal/upstream/agent/jsonpick"
+	"github.com/proofgate/proofgate/internal/jsonpick"
 )
 
 // The agent's answers are read with jsonpick: one checking pass that picks

@@ -1,7 +1,7 @@
 package agent
 
 import (
-	"github.com/proofgate/proofgate/internal/upstream/agent/jsonpick"
+	"github.com/proofgate/proofgate/internal/jsonpick"
 )
 
 var messageIDName = []string{"@id"}

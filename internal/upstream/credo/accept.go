@@ -8,8 +8,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/jsonpick"
 	"github.com/proofgate/proofgate/internal/upstream/agent"
-	"github.com/proofgate/proofgate/internal/upstream/agent/jsonpick"
 )
 
 // AcceptPresentation accepts the presentation of record id in the org's

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/proofgate/proofgate/internal/backend"
-	"github.com/proofgate/proofgate/internal/upstream/agent/jsonpick"
+	"github.com/proofgate/proofgate/internal/jsonpick"
 )
 
 // The agent's answers are read with jsonpick: one checking pass that picks

@@ -12,8 +12,8 @@ import (
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/jsonenc"
+	"github.com/proofgate/proofgate/internal/jsonpick"
 	"github.com/proofgate/proofgate/internal/upstream/agent"
-	"github.com/proofgate/proofgate/internal/upstream/agent/jsonpick"
 )
 
 // buildCreate writes credo-controller's CreateProofRequestOobOptions

@@ -1,5 +1,5 @@
-// Package jsonpick reads the few members proofgate uses from an agent's
-// JSON answer in one pass: the whole document is checked exactly as
+// Package jsonpick reads the few members proofgate uses from a JSON
+// document (an agent's answer) in one pass: the whole document is checked exactly as
 // encoding/json checks it before decoding (json.Valid), and the raw values
 // of the named members are handed back to be decoded by the caller.
 //
