@@ -19,6 +19,7 @@ import (
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/didkey"
+	"github.com/proofgate/proofgate/internal/jsonpick"
 	"github.com/proofgate/proofgate/internal/keyseal"
 	"github.com/proofgate/proofgate/internal/store"
 	"github.com/proofgate/proofgate/internal/verify"
@@ -285,24 +286,9 @@ func (s *Service) ResolveShortURL(ctx context.Context, id string) (json.RawMessa
 	if !ok {
 		return nil, "", backend.ErrNotFound
 	}
-	// Only what the answer needs is decoded: no key to unseal, no
-	// metadata map, no request or presentation copied.
-	var doc struct {
-		Record struct {
-			ID string `json:"id"`
-		} `json:"record"`
-		Invitation        json.RawMessage `json:"invitation"`
-		InvitationURL     string          `json:"invitationUrl"`
-		ShortURLExpiresAt string          `json:"shortUrlExpiresAt"`
-	}
-	if err := s.records.Get(ctx, recordID.String(), &doc); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, "", backend.ErrNotFound
-		}
+	doc, err := s.shortURLView(ctx, recordID)
+	if err != nil {
 		return nil, "", err
-	}
-	if doc.Record.ID != recordID.String() {
-		return nil, "", fmt.Errorf("proofs: record %s holds record %q", recordID, doc.Record.ID)
 	}
 	if doc.ShortURLExpiresAt == "" {
 		return nil, "", backend.ErrNotFound
@@ -315,6 +301,59 @@ func (s *Service) ResolveShortURL(ctx context.Context, id string) (json.RawMessa
 		return nil, "", backend.ErrNotFound
 	}
 	return doc.Invitation, doc.InvitationURL, nil
+}
+
+// shortURLFields are what resolving a short URL reads of a record.
+type shortURLFields struct {
+	Record struct {
+		ID string `json:"id"`
+	} `json:"record"`
+	Invitation        json.RawMessage `json:"invitation"`
+	InvitationURL     string          `json:"invitationUrl"`
+	ShortURLExpiresAt string          `json:"shortUrlExpiresAt"`
+}
+
+var (
+	shortURLNames = []string{"record", "invitation", "invitationUrl", "shortUrlExpiresAt"}
+	recordIDName  = []string{"id"}
+)
+
+// shortURLView reads of a record only what its short URL answers with:
+// one checking pass over the document (internal/jsonpick), with no key
+// to unseal and nothing else decoded; a document the pass cannot answer
+// for exactly is decoded by encoding/json.
+func (s *Service) shortURLView(ctx context.Context, recordID uuid.UUID) (shortURLFields, error) {
+	var f shortURLFields
+	b, err := s.records.Load(ctx, recordID.String())
+	if errors.Is(err, store.ErrNotFound) {
+		return f, backend.ErrNotFound
+	}
+	if err != nil {
+		return f, err
+	}
+	var vals [4][]byte
+	picked, ok := jsonpick.Pick(b, shortURLNames, vals[:], &f)
+	if picked {
+		f.Invitation = vals[1]
+		if vals[0] != nil {
+			var id [1][]byte
+			if picked, ok = jsonpick.Pick(vals[0], recordIDName, id[:], &f.Record); picked && id[0] != nil {
+				f.Record.ID, ok = jsonpick.String(id[0])
+			}
+		}
+		for i, dst := range []*string{&f.InvitationURL, &f.ShortURLExpiresAt} {
+			if ok && vals[2+i] != nil {
+				*dst, ok = jsonpick.String(vals[2+i])
+			}
+		}
+	}
+	if !ok {
+		return shortURLFields{}, fmt.Errorf("proofs: record %s: not a record document", recordID)
+	}
+	if f.Record.ID != recordID.String() {
+		return shortURLFields{}, fmt.Errorf("proofs: record %s holds record %q", recordID, f.Record.ID)
+	}
+	return f, nil
 }
 
 // update runs fn on the record under its lock and writes the result once.

@@ -2,7 +2,10 @@ package proofs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,5 +100,65 @@ func TestShortURLInRecord(t *testing.T) {
 	}
 	if storage.loads != loads {
 		t.Fatalf("ids that cannot be ours read storage %d times", storage.loads-loads)
+	}
+}
+
+// TestShortURLViewAsEncodingJSON: what shortURLView picks of a stored
+// document is what encoding/json decodes of it, for a real record and
+// for documents the fast pass hands to encoding/json (escaped and
+// case-folded keys), and it fails where encoding/json fails.
+func TestShortURLViewAsEncodingJSON(t *testing.T) {
+	ctx := context.Background()
+	storage := fileStorage(t)
+	s := newTestService(t, storage)
+	req := indyRequest()
+	req.IsShortenURL, req.ShortURLExpiresAt = true, time.Now().Add(time.Hour)
+	res, err := s.Create(ctx, testOrg, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, err := s.records.Load(ctx, res.ProofRecord.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := uuid.New()
+	docs := map[string]string{
+		"real record":        string(real),
+		"plain":              `{"record":{"id":"` + id.String() + `","state":"done"},"invitation":{"a":[1,"x"]},"invitationUrl":"https://v.example?oob=eyJ","shortUrlExpiresAt":"2099-01-01T00:00:00.000Z"}`,
+		"escaped key":        `{"record":{"id":"` + id.String() + `"},"invitation\u0055rl":"u\u00e9","shortUrlExpiresAt":"x"}`,
+		"case-folded keys":   `{"RECORD":{"ID":"` + id.String() + `"},"InvitationURL":"u"}`,
+		"escaped id":         `{"record":{"id":"` + strings.Replace(id.String(), "-", `\u002d`, 1) + `"}}`,
+		"null values":        `{"record":{"id":"` + id.String() + `"},"invitation":null,"invitationUrl":null}`,
+		"no short URL":       `{"record":{"id":"` + id.String() + `"},"invitation":{}}`,
+		"record null":        `{"record":null}`,
+		"record not object":  `{"record":"x"}`,
+		"url not string":     `{"record":{"id":"` + id.String() + `"},"invitationUrl":7}`,
+		"not JSON":           `{"record":`,
+		"null document":      `null`,
+		"trailing data":      `{"record":{"id":"` + id.String() + `"}} x`,
+		"other record in it": `{"record":{"id":"` + uuid.New().String() + `"}}`,
+	}
+	for name, doc := range docs {
+		t.Run(name, func(t *testing.T) {
+			rid := id
+			if name == "real record" {
+				rid, _ = ParseID(res.ProofRecord.ID)
+			}
+			if err := storage.Store(ctx, s.records.Key(rid.String()), []byte(doc)); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.shortURLView(ctx, rid)
+			var want shortURLFields
+			wantErr := json.Unmarshal([]byte(doc), &want)
+			if wantErr == nil && want.Record.ID != rid.String() {
+				wantErr = errors.New("another record")
+			}
+			if (err != nil) != (wantErr != nil) {
+				t.Fatalf("error %v, encoding/json's %v", err, wantErr)
+			}
+			if err == nil && !reflect.DeepEqual(got, want) {
+				t.Fatalf("got  %+v\nwant %+v", got, want)
+			}
+		})
 	}
 }

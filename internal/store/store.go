@@ -71,20 +71,31 @@ func (s *Store) Put(ctx context.Context, name string, v any) error {
 // Get loads the document stored under name into v. It returns ErrNotFound
 // when there is none.
 func (s *Store) Get(ctx context.Context, name string, v any) error {
-	if !validName(name) {
-		return ErrNotFound
-	}
-	b, err := s.storage.Load(ctx, s.Key(name))
-	if errors.Is(err, fs.ErrNotExist) {
-		return ErrNotFound
-	}
+	b, err := s.Load(ctx, name)
 	if err != nil {
-		return fmt.Errorf("store: reading %s: %w: %w", name, backend.ErrUnavailable, err)
+		return err
 	}
 	if err := json.Unmarshal(b, v); err != nil {
 		return fmt.Errorf("store: decoding %s: %w", name, err)
 	}
 	return nil
+}
+
+// Load returns the JSON of the document stored under name, for readers
+// that pick from it rather than decode it whole: ErrNotFound when there is
+// none.
+func (s *Store) Load(ctx context.Context, name string) ([]byte, error) {
+	if !validName(name) {
+		return nil, ErrNotFound
+	}
+	b, err := s.storage.Load(ctx, s.Key(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: reading %s: %w: %w", name, backend.ErrUnavailable, err)
+	}
+	return b, nil
 }
 
 // Delete removes the document stored under name; a missing one is not an
