@@ -7,10 +7,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-
-	"github.com/google/uuid"
-
-	"github.com/proofgate/proofgate/internal/proofs"
 )
 
 const pageBody = `{"isShortenUrl":true,"label":"Bank & <Co>","comment":"Over 18? Age >= 18 <script>alert(1)</script>",
@@ -95,7 +91,7 @@ func TestInvitationPageProblems(t *testing.T) {
 		says       string
 	}{
 		{"unknown short URL", "/url/AAAAAAAAAAAAAAAA", http.StatusNotFound, "unknown or has expired"},
-		{"unknown local short URL", "/url/" + proofs.ShortURLID(uuid.New()), http.StatusNotFound, "unknown or has expired"},
+		{"unknown local short URL", "/url/hevnfwccQeqdhjv3A9PADA", http.StatusNotFound, "unknown or has expired"},
 		{"damaged long URL", "/?oob=eyJAdHlwZSI6", http.StatusBadRequest, "incomplete or damaged"},
 		{"not an invitation", "/?oob=" + base64.RawURLEncoding.EncodeToString([]byte(`{"@type":"https://didcomm.org/present-proof/2.0/request-presentation"}`)), http.StatusBadRequest, "incomplete or damaged"},
 		{"unknown invitation", "/?oob=" + base64.RawURLEncoding.EncodeToString([]byte(`{"@type":"https://didcomm.org/out-of-band/1.1/invitation","@id":"6e2e0b8c-5d1f-4d2a-9f3e-1c2b3a4d5e6f","label":"x"}`)), http.StatusNotFound, "unknown or has expired"},

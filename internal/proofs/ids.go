@@ -1,6 +1,7 @@
 package proofs
 
 import (
+	"crypto/cipher"
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/base64"
@@ -20,7 +21,6 @@ import (
 var (
 	threadMask     = uuid.UUID{0x5a, 0x3c, 0x96, 0xe1, 0x0f, 0x7d, 0x0b, 0x42, 0x29, 0xc4, 0x6e, 0x18, 0xa7, 0x53, 0xf0, 0x8d}
 	invitationMask = uuid.UUID{0xc3, 0x71, 0x1e, 0x8a, 0x64, 0xd2, 0x05, 0xb9, 0x17, 0x8e, 0x3a, 0xf6, 0x40, 0x9c, 0x2d, 0x71}
-	shortURLMask   = uuid.UUID{0x9e, 0x27, 0xd4, 0x5b, 0xb1, 0x08, 0x0e, 0x63, 0x3a, 0xf1, 0x85, 0x2c, 0x6d, 0xe0, 0x19, 0xb7}
 )
 
 func xor(a, b uuid.UUID) uuid.UUID {
@@ -67,29 +67,33 @@ func RecordIDForInvitation(invitationID uuid.UUID) uuid.UUID {
 const ShortURLIDLen = 22
 
 // ShortURLID returns the id of the record's short URL
-// (<public_url>/url/<id>): the 16 bytes of a v4 UUID derived from the
-// record id, in unpadded base64url. A short URL is then part of its
-// record's one durable write, and resolving it is one read of the record.
-func ShortURLID(recordID uuid.UUID) string {
-	u := xor(recordID, shortURLMask)
-	return base64.RawURLEncoding.EncodeToString(u[:])
+// (<public_url>/url/<id>): the record id encrypted with the verifier's
+// short-URL cipher (one AES block), in unpadded base64url. A short URL is
+// then part of its record's one durable write, and resolving it is one
+// read of the record; without the cipher's key, nobody can tell a record's
+// short URL from its id (which logs and webhooks carry) or the reverse.
+func ShortURLID(c cipher.Block, recordID uuid.UUID) string {
+	var b [16]byte
+	c.Encrypt(b[:], recordID[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
 // RecordIDForShortURL is the inverse of ShortURLID; ok is false for
 // anything ShortURLID cannot have made.
-func RecordIDForShortURL(id string) (uuid.UUID, bool) {
-	var u uuid.UUID
+func RecordIDForShortURL(c cipher.Block, id string) (uuid.UUID, bool) {
+	var b [16]byte
 	if len(id) != ShortURLIDLen {
 		return uuid.UUID{}, false
 	}
-	if n, err := base64.RawURLEncoding.Strict().Decode(u[:], []byte(id)); err != nil || n != len(u) {
+	if n, err := base64.RawURLEncoding.Strict().Decode(b[:], []byte(id)); err != nil || n != len(b) {
 		return uuid.UUID{}, false
 	}
-	r := xor(u, shortURLMask)
-	if r.Version() != 4 || r.Variant() != uuid.RFC4122 {
+	var u uuid.UUID
+	c.Decrypt(u[:], b[:])
+	if u.Version() != 4 || u.Variant() != uuid.RFC4122 {
 		return uuid.UUID{}, false
 	}
-	return r, true
+	return u, true
 }
 
 // RecordIDForKey returns the record id of a record that has its own fresh

@@ -1,7 +1,10 @@
 package proofs
 
 import (
+	"crypto/aes"
 	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/base64"
 	"strings"
 	"testing"
 
@@ -39,35 +42,60 @@ func TestDerivedIDs(t *testing.T) {
 }
 
 func TestShortURLID(t *testing.T) {
+	c, err := aes.NewCipher([]byte("0123456789abcdef"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := aes.NewCipher([]byte("fedcba9876543210"))
 	seen := map[string]bool{}
 	for i := 0; i < 1000; i++ {
 		rid := uuid.New()
-		id := ShortURLID(rid)
+		id := ShortURLID(c, rid)
 		if len(id) != ShortURLIDLen || strings.ContainsAny(id, "+/=") {
 			t.Fatalf("short id %q: want %d base64url characters", id, ShortURLIDLen)
 		}
-		if back, ok := RecordIDForShortURL(id); !ok || back != rid {
+		if back, ok := RecordIDForShortURL(c, id); !ok || back != rid {
 			t.Fatalf("RecordIDForShortURL(%q) = %s, %v; want %s", id, back, ok, rid)
+		}
+		if back, ok := RecordIDForShortURL(other, id); ok && back == rid {
+			t.Fatalf("another key maps %q to the same record", id)
 		}
 		if seen[id] {
 			t.Fatalf("two records share short id %q", id)
 		}
 		seen[id] = true
 	}
+	// An id is not the record id in another spelling: its bytes differ.
 	rid := uuid.MustParse("0f8fad5b-d9cb-469f-a165-70867728950e")
-	id := ShortURLID(rid)
+	id := ShortURLID(c, rid)
+	if id == base64.RawURLEncoding.EncodeToString(rid[:]) {
+		t.Fatal("the short id is the record id")
+	}
+	// About 1 in 64 random blocks decrypts to a v4 UUID; the rest are refused.
+	refused := 0
+	for i := 0; i < 640; i++ {
+		var b [16]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := RecordIDForShortURL(c, base64.RawURLEncoding.EncodeToString(b[:])); !ok {
+			refused++
+		}
+	}
+	if refused < 560 {
+		t.Fatalf("%d of 640 random ids refused, want about 630", refused)
+	}
 	for _, bad := range []string{
 		"",
-		"AAAAAAAAAAAAAAAA",       // a stored short URL's 16 characters
-		id[:21],                  // cut
-		id + "A",                 // longer
-		id[:21] + "B",            // non-zero trailing bits: not canonical
-		"AAAAAAAAAAAAAAAAAAAAAA", // not a v4 UUID once unmasked
-		strings.Repeat("+", 22),  // not base64url
+		"AAAAAAAAAAAAAAAA", // a stored short URL's 16 characters
+		id[:21],            // cut
+		id + "A",           // longer
+		id[:21] + "B",      // non-zero trailing bits: not canonical
+		strings.Repeat("+", 22),
 		strings.Replace(id, id[:1], "=", 1),
 	} {
-		if got, ok := RecordIDForShortURL(bad); ok {
-			t.Errorf("RecordIDForShortURL(%q) = %s, want rejected", bad, got)
+		if got, ok := RecordIDForShortURL(c, bad); ok {
+			t.Errorf("RecordIDForShortURL(%q) = %s, want refused", bad, got)
 		}
 	}
 }

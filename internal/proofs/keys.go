@@ -127,6 +127,22 @@ func (k *keyring) forOrg(ctx context.Context, orgID string) (OrgKey, error) {
 	}
 }
 
+// existing returns the org's key if it has one, without creating it:
+// backend.ErrNotFound otherwise.
+func (k *keyring) existing(ctx context.Context, orgID string) (OrgKey, error) {
+	k.mu.RLock()
+	ok, found := k.byOrg[orgID]
+	k.mu.RUnlock()
+	if found {
+		return ok, nil
+	}
+	ok, err := k.load(ctx, orgID, pointerName(orgID))
+	if errors.Is(err, store.ErrNotFound) {
+		return OrgKey{}, backend.ErrNotFound
+	}
+	return ok, err
+}
+
 func (k *keyring) loadOrCreate(ctx context.Context, orgID string) (OrgKey, error) {
 	name := pointerName(orgID)
 	ok, err := k.load(ctx, orgID, name)

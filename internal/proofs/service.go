@@ -6,6 +6,7 @@ package proofs
 
 import (
 	"context"
+	"crypto/cipher"
 	"crypto/ed25519"
 	"encoding/json"
 	"errors"
@@ -19,7 +20,6 @@ import (
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/didkey"
-	"github.com/proofgate/proofgate/internal/jsonpick"
 	"github.com/proofgate/proofgate/internal/keyseal"
 	"github.com/proofgate/proofgate/internal/store"
 	"github.com/proofgate/proofgate/internal/verify"
@@ -65,6 +65,8 @@ type Service struct {
 	keys        *keyring
 	domain      string
 	sink        atomic.Pointer[sinkRef]
+	// shortCipher keys short-URL ids, once its secret is known.
+	shortCipher atomic.Pointer[cipher.Block]
 }
 
 // recordLocks serializes transitions of one record in this process. It is
@@ -205,8 +207,12 @@ func (s *Service) Create(ctx context.Context, org backend.Org, req backend.OOBRe
 	}
 	var shortID string
 	if req.IsShortenURL && !req.ShortURLExpiresAt.IsZero() {
+		c, err := s.shortURLCipher(ctx, true)
+		if err != nil {
+			return backend.OOBResult{}, err
+		}
 		doc.ShortURLExpiresAt = req.ShortURLExpiresAt.UTC().Format(backend.TimeFormat)
-		shortID = ShortURLID(recordID)
+		shortID = ShortURLID(c, recordID)
 	}
 	if err := s.records.Put(ctx, doc.Record.ID, s.sealedDoc(&doc)); err != nil {
 		// Some storage modules can fail after writing (a timeout on the
@@ -275,85 +281,6 @@ func (s *Service) Invitation(ctx context.Context, recordID string) (json.RawMess
 		return nil, "", err
 	}
 	return doc.Invitation, doc.InvitationURL, nil
-}
-
-// ResolveShortURL returns the invitation and long URL behind a short-URL
-// id Create made (ShortURLID): backend.ErrNotFound for an id it cannot
-// have made (without reading storage), an unknown record, a record made
-// without a short URL, and a short URL past its expiry.
-func (s *Service) ResolveShortURL(ctx context.Context, id string) (json.RawMessage, string, error) {
-	recordID, ok := RecordIDForShortURL(id)
-	if !ok {
-		return nil, "", backend.ErrNotFound
-	}
-	doc, err := s.shortURLView(ctx, recordID)
-	if err != nil {
-		return nil, "", err
-	}
-	if doc.ShortURLExpiresAt == "" {
-		return nil, "", backend.ErrNotFound
-	}
-	expires, err := time.Parse(backend.TimeFormat, doc.ShortURLExpiresAt)
-	if err != nil {
-		return nil, "", fmt.Errorf("proofs: record %s: shortUrlExpiresAt: %w", recordID, err)
-	}
-	if !s.cfg.Now().Before(expires) {
-		return nil, "", backend.ErrNotFound
-	}
-	return doc.Invitation, doc.InvitationURL, nil
-}
-
-// shortURLFields are what resolving a short URL reads of a record.
-type shortURLFields struct {
-	Record struct {
-		ID string `json:"id"`
-	} `json:"record"`
-	Invitation        json.RawMessage `json:"invitation"`
-	InvitationURL     string          `json:"invitationUrl"`
-	ShortURLExpiresAt string          `json:"shortUrlExpiresAt"`
-}
-
-var (
-	shortURLNames = []string{"record", "invitation", "invitationUrl", "shortUrlExpiresAt"}
-	recordIDName  = []string{"id"}
-)
-
-// shortURLView reads of a record only what its short URL answers with:
-// one checking pass over the document (internal/jsonpick), with no key
-// to unseal and nothing else decoded; a document the pass cannot answer
-// for exactly is decoded by encoding/json.
-func (s *Service) shortURLView(ctx context.Context, recordID uuid.UUID) (shortURLFields, error) {
-	var f shortURLFields
-	b, err := s.records.Load(ctx, recordID.String())
-	if errors.Is(err, store.ErrNotFound) {
-		return f, backend.ErrNotFound
-	}
-	if err != nil {
-		return f, err
-	}
-	var vals [4][]byte
-	picked, ok := jsonpick.Pick(b, shortURLNames, vals[:], &f)
-	if picked {
-		f.Invitation = vals[1]
-		if vals[0] != nil {
-			var id [1][]byte
-			if picked, ok = jsonpick.Pick(vals[0], recordIDName, id[:], &f.Record); picked && id[0] != nil {
-				f.Record.ID, ok = jsonpick.String(id[0])
-			}
-		}
-		for i, dst := range []*string{&f.InvitationURL, &f.ShortURLExpiresAt} {
-			if ok && vals[2+i] != nil {
-				*dst, ok = jsonpick.String(vals[2+i])
-			}
-		}
-	}
-	if !ok {
-		return shortURLFields{}, fmt.Errorf("proofs: record %s: not a record document", recordID)
-	}
-	if f.Record.ID != recordID.String() {
-		return shortURLFields{}, fmt.Errorf("proofs: record %s holds record %q", recordID, f.Record.ID)
-	}
-	return f, nil
 }
 
 // update runs fn on the record under its lock and writes the result once.

@@ -29,7 +29,8 @@ func (s *loadWatch) Load(ctx context.Context, key string) ([]byte, error) {
 // TestShortURLInRecord: a create given a short URL's expiry stores it in
 // the record and answers its id; the id resolves to the record's
 // invitation and long URL until the expiry, and not from then on; a
-// record made without one has none; ids ShortURLID cannot have made are
+// record made without one has none; no secret is made by looking, and
+// another instance on the storage shares it; ids of another length are
 // refused without reading storage.
 func TestShortURLInRecord(t *testing.T) {
 	ctx := context.Background()
@@ -41,6 +42,15 @@ func TestShortURLInRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// Before the first short URL there is no secret, and no id resolves;
+	// looking does not make one.
+	if _, _, err := s.ResolveShortURL(ctx, "hevnfwccQeqdhjv3A9PADA"); !errors.Is(err, backend.ErrNotFound) {
+		t.Fatalf("before any short URL: %v, want ErrNotFound", err)
+	}
+	if _, err := s.keys.existing(ctx, shortURLKeyOwner); !errors.Is(err, backend.ErrNotFound) {
+		t.Fatalf("resolving made the secret: %v", err)
+	}
+
 	req := indyRequest()
 	req.IsShortenURL = true
 	req.ShortURLExpiresAt = now.Add(time.Hour)
@@ -48,9 +58,21 @@ func TestShortURLInRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	c, err := s.shortURLCipher(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
 	recordID, _ := ParseID(res.ProofRecord.ID)
-	if res.ShortURLID != ShortURLID(recordID) {
-		t.Fatalf("ShortURLID %q, want %q", res.ShortURLID, ShortURLID(recordID))
+	if res.ShortURLID != ShortURLID(c, recordID) {
+		t.Fatalf("ShortURLID %q, want %q", res.ShortURLID, ShortURLID(c, recordID))
+	}
+	// Another instance on the same storage shares the secret.
+	other, err := New(storage, Config{PublicURL: testPublicURL, Endpoint: testEndpoint, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, longURL, err := other.ResolveShortURL(ctx, res.ShortURLID); err != nil || longURL != res.InvitationURL {
+		t.Fatalf("another instance: %q, %v", longURL, err)
 	}
 	doc, err := s.Load(ctx, res.ProofRecord.ID)
 	if err != nil || doc.ShortURLExpiresAt != "2026-11-23T13:00:00.000Z" {
@@ -84,22 +106,22 @@ func TestShortURLInRecord(t *testing.T) {
 		if res.ShortURLID != "" {
 			t.Errorf("%s: ShortURLID %q", name, res.ShortURLID)
 		}
-		if _, _, err := s.ResolveShortURL(ctx, ShortURLID(recordID)); !errors.Is(err, backend.ErrNotFound) {
+		if _, _, err := s.ResolveShortURL(ctx, ShortURLID(c, recordID)); !errors.Is(err, backend.ErrNotFound) {
 			t.Errorf("%s: the derived id resolves: %v", name, err)
 		}
 	}
 
-	if _, _, err := s.ResolveShortURL(ctx, ShortURLID(uuid.New())); !errors.Is(err, backend.ErrNotFound) {
+	if _, _, err := s.ResolveShortURL(ctx, ShortURLID(c, uuid.New())); !errors.Is(err, backend.ErrNotFound) {
 		t.Fatalf("an unknown record: %v", err)
 	}
 	loads := storage.loads
-	for _, id := range []string{"", "AAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAAA", res.ShortURLID + "A"} {
+	for _, id := range []string{"", "AAAAAAAAAAAAAAAA", res.ShortURLID + "A", res.ShortURLID[:21]} {
 		if _, _, err := s.ResolveShortURL(ctx, id); !errors.Is(err, backend.ErrNotFound) {
 			t.Errorf("ResolveShortURL(%q): %v, want ErrNotFound", id, err)
 		}
 	}
 	if storage.loads != loads {
-		t.Fatalf("ids that cannot be ours read storage %d times", storage.loads-loads)
+		t.Fatalf("ids of another length read storage %d times", storage.loads-loads)
 	}
 }
 

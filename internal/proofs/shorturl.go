@@ -1,0 +1,148 @@
+package proofs
+
+import (
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hkdf"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/jsonpick"
+	"github.com/proofgate/proofgate/internal/store"
+)
+
+// shortURLKeyOwner names, in the keyring, the secret that keys short-URL
+// ids (ShortURLID): created with the first short URL, kept with the org
+// keys (sealed under key_encryption_key when one is set) and shared by
+// the instances of a storage. The name holds spaces, which no org id may
+// (validate.OrgID), and its public key is never published.
+const shortURLKeyOwner = "proofgate short-url ids"
+
+// shortURLCipherInfo separates the cipher's key from any other use of the
+// secret (HKDF's info).
+const shortURLCipherInfo = "proofgate short-url id cipher v1"
+
+// shortURLCipher returns the block cipher of short-URL ids. create makes
+// its secret when there is none yet (a create asking for a short URL);
+// without it, no secret means no short URL can exist: backend.ErrNotFound.
+func (s *Service) shortURLCipher(ctx context.Context, create bool) (cipher.Block, error) {
+	if c := s.shortCipher.Load(); c != nil {
+		return *c, nil
+	}
+	var (
+		ok  OrgKey
+		err error
+	)
+	if create {
+		ok, err = s.keys.forOrg(ctx, shortURLKeyOwner)
+	} else {
+		ok, err = s.keys.existing(ctx, shortURLKeyOwner)
+	}
+	if err != nil {
+		return nil, err
+	}
+	key, err := hkdf.Key(sha256.New, ok.Key.Seed(), nil, shortURLCipherInfo, 16)
+	if err != nil {
+		return nil, fmt.Errorf("proofs: short-URL cipher key: %w", err)
+	}
+	c, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, fmt.Errorf("proofs: short-URL cipher: %w", err)
+	}
+	s.shortCipher.Store(&c)
+	return c, nil
+}
+
+// ResolveShortURL returns the invitation and long URL behind a short-URL
+// id Create made (ShortURLID): backend.ErrNotFound for an id of another
+// length (without reading storage), one that does not decrypt to a
+// record id, an unknown record, a record made without a short URL, and a
+// short URL past its expiry.
+func (s *Service) ResolveShortURL(ctx context.Context, id string) (json.RawMessage, string, error) {
+	if len(id) != ShortURLIDLen {
+		return nil, "", backend.ErrNotFound
+	}
+	c, err := s.shortURLCipher(ctx, false)
+	if err != nil {
+		return nil, "", err
+	}
+	recordID, ok := RecordIDForShortURL(c, id)
+	if !ok {
+		return nil, "", backend.ErrNotFound
+	}
+	doc, err := s.shortURLView(ctx, recordID)
+	if err != nil {
+		return nil, "", err
+	}
+	if doc.ShortURLExpiresAt == "" {
+		return nil, "", backend.ErrNotFound
+	}
+	expires, err := time.Parse(backend.TimeFormat, doc.ShortURLExpiresAt)
+	if err != nil {
+		return nil, "", fmt.Errorf("proofs: record %s: shortUrlExpiresAt: %w", recordID, err)
+	}
+	if !s.cfg.Now().Before(expires) {
+		return nil, "", backend.ErrNotFound
+	}
+	return doc.Invitation, doc.InvitationURL, nil
+}
+
+// shortURLFields are what resolving a short URL reads of a record.
+type shortURLFields struct {
+	Record struct {
+		ID string `json:"id"`
+	} `json:"record"`
+	Invitation        json.RawMessage `json:"invitation"`
+	InvitationURL     string          `json:"invitationUrl"`
+	ShortURLExpiresAt string          `json:"shortUrlExpiresAt"`
+}
+
+var (
+	shortURLNames = []string{"record", "invitation", "invitationUrl", "shortUrlExpiresAt"}
+	recordIDName  = []string{"id"}
+)
+
+// shortURLView reads of a record only what its short URL answers with:
+// one checking pass over the document (internal/jsonpick), with no key
+// to unseal and nothing else decoded; a document the pass cannot answer
+// for exactly is decoded by encoding/json.
+func (s *Service) shortURLView(ctx context.Context, recordID uuid.UUID) (shortURLFields, error) {
+	var f shortURLFields
+	b, err := s.records.Load(ctx, recordID.String())
+	if errors.Is(err, store.ErrNotFound) {
+		return f, backend.ErrNotFound
+	}
+	if err != nil {
+		return f, err
+	}
+	var vals [4][]byte
+	picked, ok := jsonpick.Pick(b, shortURLNames, vals[:], &f)
+	if picked {
+		f.Invitation = vals[1]
+		if vals[0] != nil {
+			var id [1][]byte
+			if picked, ok = jsonpick.Pick(vals[0], recordIDName, id[:], &f.Record); picked && id[0] != nil {
+				f.Record.ID, ok = jsonpick.String(id[0])
+			}
+		}
+		for i, dst := range []*string{&f.InvitationURL, &f.ShortURLExpiresAt} {
+			if ok && vals[2+i] != nil {
+				*dst, ok = jsonpick.String(vals[2+i])
+			}
+		}
+	}
+	if !ok {
+		return shortURLFields{}, fmt.Errorf("proofs: record %s: not a record document", recordID)
+	}
+	if f.Record.ID != recordID.String() {
+		return shortURLFields{}, fmt.Errorf("proofs: record %s holds record %q", recordID, f.Record.ID)
+	}
+	return f, nil
+}
