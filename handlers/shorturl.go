@@ -55,8 +55,8 @@ func (g *Gateway) ResolveShortURL(w http.ResponseWriter, r *http.Request, id str
 
 // resolveShortURL finds the invitation and long URL behind a short-URL
 // id: in the record of a backend that keeps its short URLs there
-// (backend.ShortURLKeeper, which refuses other backends' ids without
-// I/O), else among the stored short URLs. backend.ErrNotFound when
+// (backend.ShortURLKeeper, which refuses the stored short URLs' ids,
+// of another length, without I/O), else among the stored short URLs. backend.ErrNotFound when
 // neither has it live.
 func (g *Gateway) resolveShortURL(ctx context.Context, id string) (json.RawMessage, string, error) {
 	for _, b := range g.Backends.All() {

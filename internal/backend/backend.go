@@ -214,8 +214,9 @@ type OrgChecker interface {
 // their own.
 type ShortURLKeeper interface {
 	// ResolveShortURL returns the invitation and long ?oob= URL behind a
-	// short-URL id the backend made: ErrNotFound, without any I/O, for
-	// an id it cannot have made, and for one whose record is gone, asked
+	// short-URL id the backend made: ErrNotFound for an id it cannot have
+	// made (without any I/O when its form shows it, as another backend's
+	// ids of another length do), and for one whose record is gone, asked
 	// for no short URL, or whose short URL has expired.
 	ResolveShortURL(ctx context.Context, id string) (invitation json.RawMessage, longURL string, err error)
 }
