@@ -22,7 +22,7 @@ import (
 //     for clients that follow redirects and read the URL).
 func (g *Gateway) ResolveShortURL(w http.ResponseWriter, r *http.Request, id string) {
 	accept := r.Header.Get("Accept")
-	invitation, longURL, err := g.resolveShortURL(r.Context(), id)
+	invitation, longURL, states, err := g.resolveShortURL(r.Context(), id)
 	if errors.Is(err, backend.ErrNotFound) {
 		if !wantsJSON(accept) && wantsHTML(accept) {
 			writeProblemPage(w, r, http.StatusNotFound, "Invitation not found",
@@ -44,6 +44,8 @@ func (g *Gateway) ResolveShortURL(w http.ResponseWriter, r *http.Request, id str
 		if err != nil {
 			// Stored by us; a record made by an agent we could not read.
 			g.Logger.Warn("short URL holds no readable invitation", zap.String("id", id))
+		} else if states != nil && g.invitationClosed(w, r, states, info.ID, false) {
+			return
 		}
 		writeInvitationPage(w, r, g.ShortURLBase+id, longURL, invitation, info)
 	default:
@@ -56,22 +58,24 @@ func (g *Gateway) ResolveShortURL(w http.ResponseWriter, r *http.Request, id str
 // resolveShortURL finds the invitation and long URL behind a short-URL
 // id: in the record of a backend that keeps its short URLs there
 // (backend.ShortURLKeeper, which refuses the stored short URLs' ids,
-// of another length, without I/O), else among the stored short URLs. backend.ErrNotFound when
-// neither has it live.
-func (g *Gateway) resolveShortURL(ctx context.Context, id string) (json.RawMessage, string, error) {
+// of another length, without I/O), else among the stored short URLs.
+// backend.ErrNotFound when neither has it live. states, when not nil,
+// tells the state of the record behind it (the keeper's).
+func (g *Gateway) resolveShortURL(ctx context.Context, id string) (invitation json.RawMessage, longURL string, states InvitationStater, err error) {
 	for _, b := range g.Backends.All() {
 		if k, ok := b.(backend.ShortURLKeeper); ok {
 			invitation, longURL, err := k.ResolveShortURL(ctx, id)
 			if !errors.Is(err, backend.ErrNotFound) {
-				return invitation, longURL, err
+				states, _ := b.(InvitationStater)
+				return invitation, longURL, states, err
 			}
 		}
 	}
 	e, err := g.ShortURLs.Resolve(ctx, id)
 	if errors.Is(err, shorturl.ErrNotFound) {
-		return nil, "", backend.ErrNotFound
+		return nil, "", nil, backend.ErrNotFound
 	}
-	return e.Invitation, e.LongURL, err
+	return e.Invitation, e.LongURL, nil, err
 }
 
 // InvitationStater tells the state of the proof record behind an
@@ -103,33 +107,8 @@ func (g *Gateway) ServeInvitationLink(w http.ResponseWriter, r *http.Request, ba
 			"This invitation link is incomplete or damaged; it may have been cut when it was copied.")
 		return
 	}
-	if states != nil {
-		state, err := states.InvitationState(r.Context(), info.ID)
-		switch {
-		case errors.Is(err, backend.ErrNotFound):
-			if asJSON {
-				writeError(w, http.StatusNotFound, "this invitation is unknown or has expired")
-				return
-			}
-			writeProblemPage(w, r, http.StatusNotFound, "Invitation not found",
-				"This invitation is unknown or has expired.")
-			return
-		case err != nil:
-			// Only the page's wording depends on it: show the invitation.
-			g.Logger.Warn("looking up the record of an invitation", zap.String("invitation_id", info.ID), zap.Error(err))
-		case state == backend.StatePresentationReceived || state == backend.StateDone:
-			if !asJSON {
-				writeProblemPage(w, r, http.StatusGone, "Proof already shared",
-					"This proof request has already been answered. Ask the verifier for a new link to share a proof again.")
-				return
-			}
-		case state == backend.StateAbandoned:
-			if !asJSON {
-				writeProblemPage(w, r, http.StatusGone, "Proof request closed",
-					"This proof request was closed and can no longer be answered.")
-				return
-			}
-		}
+	if states != nil && g.invitationClosed(w, r, states, info.ID, asJSON) {
+		return
 	}
 	if asJSON {
 		writeInvitationJSON(w, r, invitation)
@@ -141,6 +120,37 @@ func (g *Gateway) ServeInvitationLink(w http.ResponseWriter, r *http.Request, ba
 	}
 	long := base + sep + "oob=" + base64.RawURLEncoding.EncodeToString(invitation)
 	writeInvitationPage(w, r, long, long, invitation, info)
+}
+
+// invitationClosed answers for an invitation whose record is not waiting
+// for a presentation any more, and reports whether it did: 404 when the
+// verifier does not hold the record (as JSON or a page), and to browsers
+// 410 when it was answered or closed. A failed lookup shows the
+// invitation: only the page's wording depends on it.
+func (g *Gateway) invitationClosed(w http.ResponseWriter, r *http.Request, states InvitationStater, invitationID string, asJSON bool) bool {
+	state, err := states.InvitationState(r.Context(), invitationID)
+	switch {
+	case errors.Is(err, backend.ErrNotFound):
+		if asJSON {
+			writeError(w, http.StatusNotFound, "this invitation is unknown or has expired")
+			return true
+		}
+		writeProblemPage(w, r, http.StatusNotFound, "Invitation not found",
+			"This invitation is unknown or has expired.")
+		return true
+	case err != nil:
+		g.Logger.Warn("looking up the record of an invitation", zap.String("invitation_id", invitationID), zap.Error(err))
+	case asJSON:
+	case state == backend.StatePresentationReceived || state == backend.StateDone:
+		writeProblemPage(w, r, http.StatusGone, "Proof already shared",
+			"This proof request has already been answered. Ask the verifier for a new link to share a proof again.")
+		return true
+	case state == backend.StateAbandoned:
+		writeProblemPage(w, r, http.StatusGone, "Proof request closed",
+			"This proof request was closed and can no longer be answered.")
+		return true
+	}
+	return false
 }
 
 func writeInvitationJSON(w http.ResponseWriter, r *http.Request, invitation []byte) {

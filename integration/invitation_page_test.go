@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/proofgate/proofgate/internal/testenv/wallet"
 )
 
 const pageBody = `{"isShortenUrl":true,"label":"Bank & <Co>","comment":"Over 18? Age >= 18 <script>alert(1)</script>",
@@ -130,5 +132,33 @@ func checkPageCSP(t *testing.T, csp, page string) {
 		if want := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"; !strings.Contains(csp, tag+"-src "+want) {
 			t.Errorf("CSP %q does not allow the page's <%s> (%s)", csp, tag, want)
 		}
+	}
+}
+
+// TestInvitationPageOnceAnswered: once a wallet has answered, the short
+// URL's page says so, as the long URL's does (410); wallets asking for
+// JSON still get the invitation.
+func TestInvitationPageOnceAnswered(t *testing.T) {
+	startCaddy(t, "")
+	r := postJSON(t, oobPath(orgA, "presentationExchange"), keyA, peBody)
+	if r.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	data := r.json(t)["data"].(map[string]any)
+	short, long := data["invitationUrl"].(string), data["longInvitationUrl"].(string)
+	if short == long {
+		t.Fatal("no short URL")
+	}
+	present(t, wallet.NewT(t, wallet.Options{}), long)
+	for name, link := range map[string]string{"short": short, "long": long} {
+		t.Run(name, func(t *testing.T) {
+			p := do(t, http.MethodGet, pathOf(t, link), "", browserAccept)
+			if p.status != http.StatusGone || !strings.Contains(string(p.body), "already been answered") {
+				t.Fatalf("page: %d %s", p.status, p.body)
+			}
+			if j := do(t, http.MethodGet, pathOf(t, link), "", "Accept: application/json"); j.status != http.StatusOK {
+				t.Fatalf("JSON: %d %s", j.status, j.body)
+			}
+		})
 	}
 }
