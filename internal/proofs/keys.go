@@ -75,6 +75,14 @@ func (k *keyring) cached(verkey string) (OrgKey, bool) {
 	return ok, found
 }
 
+// cachedOrg returns an org's key already in memory, without storage.
+func (k *keyring) cachedOrg(orgID string) (OrgKey, bool) {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	ok, found := k.byOrg[orgID]
+	return ok, found
+}
+
 func pointerName(orgID string) string {
 	h := sha256.Sum256([]byte(orgID))
 	return "org-" + hex.EncodeToString(h[:])
@@ -104,10 +112,7 @@ func (k *keyring) rememberVerkey(verkey string, ok OrgKey) {
 // pointer while it checks and writes, so instances sharing the storage
 // agree too.
 func (k *keyring) forOrg(ctx context.Context, orgID string) (OrgKey, error) {
-	k.mu.RLock()
-	ok, found := k.byOrg[orgID]
-	k.mu.RUnlock()
-	if found {
+	if ok, found := k.cachedOrg(orgID); found {
 		return ok, nil
 	}
 	ch := k.flight.DoChan(orgID, func() (any, error) {
@@ -130,10 +135,7 @@ func (k *keyring) forOrg(ctx context.Context, orgID string) (OrgKey, error) {
 // existing returns the org's key if it has one, without creating it:
 // backend.ErrNotFound otherwise.
 func (k *keyring) existing(ctx context.Context, orgID string) (OrgKey, error) {
-	k.mu.RLock()
-	ok, found := k.byOrg[orgID]
-	k.mu.RUnlock()
-	if found {
+	if ok, found := k.cachedOrg(orgID); found {
 		return ok, nil
 	}
 	ok, err := k.load(ctx, orgID, pointerName(orgID))
