@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -22,7 +21,7 @@ import (
 //     for clients that follow redirects and read the URL).
 func (g *Gateway) ResolveShortURL(w http.ResponseWriter, r *http.Request, id string) {
 	accept := r.Header.Get("Accept")
-	invitation, longURL, states, err := g.resolveShortURL(r.Context(), id)
+	short, err := g.resolveShortURL(r.Context(), id)
 	if errors.Is(err, backend.ErrNotFound) {
 		if !wantsJSON(accept) && wantsHTML(accept) {
 			writeProblemPage(w, r, http.StatusNotFound, "Invitation not found",
@@ -38,20 +37,20 @@ func (g *Gateway) ResolveShortURL(w http.ResponseWriter, r *http.Request, id str
 	}
 	switch {
 	case wantsJSON(accept):
-		writeInvitationJSON(w, r, invitation)
+		writeInvitationJSON(w, r, short.Invitation)
 	case wantsHTML(accept):
-		info, err := parseInvitation(invitation)
+		info, err := parseInvitation(short.Invitation)
 		if err != nil {
 			// Stored by us; a record made by an agent we could not read.
 			g.Logger.Warn("short URL holds no readable invitation", zap.String("id", id))
-		} else if states != nil && g.invitationClosed(w, r, states, info.ID, false) {
+		} else if short.State != "" && g.invitationClosed(w, r, info.ID, short.State, nil, false) {
 			return
 		}
-		writeInvitationPage(w, r, g.ShortURLBase+id, longURL, invitation, info)
+		writeInvitationPage(w, r, g.ShortURLBase+id, short.LongURL, short.Invitation, info)
 	default:
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Add("Vary", "Accept")
-		http.Redirect(w, r, longURL, http.StatusFound)
+		http.Redirect(w, r, short.LongURL, http.StatusFound)
 	}
 }
 
@@ -59,23 +58,22 @@ func (g *Gateway) ResolveShortURL(w http.ResponseWriter, r *http.Request, id str
 // id: in the record of a backend that keeps its short URLs there
 // (backend.ShortURLKeeper, which refuses the stored short URLs' ids,
 // of another length, without I/O), else among the stored short URLs.
-// backend.ErrNotFound when neither has it live. states, when not nil,
-// tells the state of the record behind it (the keeper's).
-func (g *Gateway) resolveShortURL(ctx context.Context, id string) (invitation json.RawMessage, longURL string, states InvitationStater, err error) {
+// backend.ErrNotFound when neither has it live. A keeper's answer
+// carries its record's state, read with it.
+func (g *Gateway) resolveShortURL(ctx context.Context, id string) (backend.ShortURL, error) {
 	for _, b := range g.Backends.All() {
 		if k, ok := b.(backend.ShortURLKeeper); ok {
-			invitation, longURL, err := k.ResolveShortURL(ctx, id)
+			short, err := k.ResolveShortURL(ctx, id)
 			if !errors.Is(err, backend.ErrNotFound) {
-				states, _ := b.(InvitationStater)
-				return invitation, longURL, states, err
+				return short, err
 			}
 		}
 	}
 	e, err := g.ShortURLs.Resolve(ctx, id)
 	if errors.Is(err, shorturl.ErrNotFound) {
-		return nil, "", nil, backend.ErrNotFound
+		return backend.ShortURL{}, backend.ErrNotFound
 	}
-	return e.Invitation, e.LongURL, nil, err
+	return backend.ShortURL{Invitation: e.Invitation, LongURL: e.LongURL}, err
 }
 
 // InvitationStater tells the state of the proof record behind an
@@ -107,8 +105,11 @@ func (g *Gateway) ServeInvitationLink(w http.ResponseWriter, r *http.Request, ba
 			"This invitation link is incomplete or damaged; it may have been cut when it was copied.")
 		return
 	}
-	if states != nil && g.invitationClosed(w, r, states, info.ID, asJSON) {
-		return
+	if states != nil {
+		state, err := states.InvitationState(r.Context(), info.ID)
+		if g.invitationClosed(w, r, info.ID, state, err, asJSON) {
+			return
+		}
 	}
 	if asJSON {
 		writeInvitationJSON(w, r, invitation)
@@ -123,12 +124,12 @@ func (g *Gateway) ServeInvitationLink(w http.ResponseWriter, r *http.Request, ba
 }
 
 // invitationClosed answers for an invitation whose record is not waiting
-// for a presentation any more, and reports whether it did: 404 when the
-// verifier does not hold the record (as JSON or a page), and to browsers
-// 410 when it was answered or closed. A failed lookup shows the
-// invitation: only the page's wording depends on it.
-func (g *Gateway) invitationClosed(w http.ResponseWriter, r *http.Request, states InvitationStater, invitationID string, asJSON bool) bool {
-	state, err := states.InvitationState(r.Context(), invitationID)
+// for a presentation any more, given the outcome of looking up the
+// record's state, and reports whether it did: 404 when the verifier does
+// not hold the record (as JSON or a page), and to browsers 410 when it was
+// answered or closed. A failed lookup shows the invitation: only the
+// page's wording depends on it.
+func (g *Gateway) invitationClosed(w http.ResponseWriter, r *http.Request, invitationID, state string, err error, asJSON bool) bool {
 	switch {
 	case errors.Is(err, backend.ErrNotFound):
 		if asJSON {

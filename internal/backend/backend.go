@@ -213,12 +213,23 @@ type OrgChecker interface {
 // gateway keeps the short URLs of every other backend as documents of
 // their own.
 type ShortURLKeeper interface {
-	// ResolveShortURL returns the invitation and long ?oob= URL behind a
-	// short-URL id the backend made: ErrNotFound for an id it cannot have
+	// ResolveShortURL returns what a short-URL id the backend made leads
+	// to, with its record's state: ErrNotFound for an id it cannot have
 	// made (without any I/O when its form shows it, as another backend's
 	// ids of another length do), and for one whose record is gone, asked
 	// for no short URL, or whose short URL has expired.
-	ResolveShortURL(ctx context.Context, id string) (invitation json.RawMessage, longURL string, err error)
+	ResolveShortURL(ctx context.Context, id string) (ShortURL, error)
+}
+
+// ShortURL is what a short URL leads to.
+type ShortURL struct {
+	// Invitation is the out-of-band invitation JSON.
+	Invitation json.RawMessage
+	// LongURL is its long ?oob= URL.
+	LongURL string
+	// State is the state of the record behind it where the backend keeps
+	// its short URLs (ShortURLKeeper), read with it; empty otherwise.
+	State string
 }
 
 // MetadataSetter is implemented by backends that keep proof records

@@ -302,7 +302,7 @@ func (l *Local) Invitation(ctx context.Context, proofRecordID string) (json.RawM
 
 // ResolveShortURL implements backend.ShortURLKeeper: a short URL the
 // local verifier made lives in its record.
-func (l *Local) ResolveShortURL(ctx context.Context, id string) (json.RawMessage, string, error) {
+func (l *Local) ResolveShortURL(ctx context.Context, id string) (backend.ShortURL, error) {
 	return l.svc.ResolveShortURL(ctx, id)
 }
 

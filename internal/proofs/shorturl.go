@@ -60,44 +60,45 @@ func (s *Service) shortURLCipher(ctx context.Context, create bool) (cipher.Block
 	return c, nil
 }
 
-// ResolveShortURL returns the invitation and long URL behind a short-URL
-// id Create made (ShortURLID): backend.ErrNotFound for an id of another
+// ResolveShortURL returns the invitation, long URL and record state behind
+// a short-URL id Create made (ShortURLID): backend.ErrNotFound for an id of another
 // length (without reading storage), one that does not decrypt to a
 // record id, an unknown record, a record made without a short URL, and a
 // short URL past its expiry.
-func (s *Service) ResolveShortURL(ctx context.Context, id string) (json.RawMessage, string, error) {
+func (s *Service) ResolveShortURL(ctx context.Context, id string) (backend.ShortURL, error) {
 	if len(id) != ShortURLIDLen {
-		return nil, "", backend.ErrNotFound
+		return backend.ShortURL{}, backend.ErrNotFound
 	}
 	c, err := s.shortURLCipher(ctx, false)
 	if err != nil {
-		return nil, "", err
+		return backend.ShortURL{}, err
 	}
 	recordID, ok := RecordIDForShortURL(c, id)
 	if !ok {
-		return nil, "", backend.ErrNotFound
+		return backend.ShortURL{}, backend.ErrNotFound
 	}
 	doc, err := s.shortURLView(ctx, recordID)
 	if err != nil {
-		return nil, "", err
+		return backend.ShortURL{}, err
 	}
 	if doc.ShortURLExpiresAt == "" {
-		return nil, "", backend.ErrNotFound
+		return backend.ShortURL{}, backend.ErrNotFound
 	}
 	expires, err := time.Parse(backend.TimeFormat, doc.ShortURLExpiresAt)
 	if err != nil {
-		return nil, "", fmt.Errorf("proofs: record %s: shortUrlExpiresAt: %w", recordID, err)
+		return backend.ShortURL{}, fmt.Errorf("proofs: record %s: shortUrlExpiresAt: %w", recordID, err)
 	}
 	if !s.cfg.Now().Before(expires) {
-		return nil, "", backend.ErrNotFound
+		return backend.ShortURL{}, backend.ErrNotFound
 	}
-	return doc.Invitation, doc.InvitationURL, nil
+	return backend.ShortURL{Invitation: doc.Invitation, LongURL: doc.InvitationURL, State: doc.Record.State}, nil
 }
 
 // shortURLFields are what resolving a short URL reads of a record.
 type shortURLFields struct {
 	Record struct {
-		ID string `json:"id"`
+		ID    string `json:"id"`
+		State string `json:"state"`
 	} `json:"record"`
 	Invitation        json.RawMessage `json:"invitation"`
 	InvitationURL     string          `json:"invitationUrl"`
@@ -106,8 +107,24 @@ type shortURLFields struct {
 
 var (
 	shortURLNames = []string{"record", "invitation", "invitationUrl", "shortUrlExpiresAt"}
-	recordIDName  = []string{"id"}
+	recordNames   = []string{"id", "state"}
 )
+
+// pickStrings decodes the picked values that are present into dsts, as
+// encoding/json decodes them into strings; false when one is not a
+// string.
+func pickStrings(vals [][]byte, dsts ...*string) bool {
+	for i, dst := range dsts {
+		if vals[i] == nil {
+			continue
+		}
+		var ok bool
+		if *dst, ok = jsonpick.String(vals[i]); !ok {
+			return false
+		}
+	}
+	return true
+}
 
 // shortURLView reads of a record only what its short URL answers with:
 // one checking pass over the document (internal/jsonpick), with no key
@@ -127,16 +144,12 @@ func (s *Service) shortURLView(ctx context.Context, recordID uuid.UUID) (shortUR
 	if picked {
 		f.Invitation = vals[1]
 		if vals[0] != nil {
-			var id [1][]byte
-			if picked, ok = jsonpick.Pick(vals[0], recordIDName, id[:], &f.Record); picked && id[0] != nil {
-				f.Record.ID, ok = jsonpick.String(id[0])
+			var rec [2][]byte
+			if picked, ok = jsonpick.Pick(vals[0], recordNames, rec[:], &f.Record); picked {
+				ok = pickStrings(rec[:], &f.Record.ID, &f.Record.State)
 			}
 		}
-		for i, dst := range []*string{&f.InvitationURL, &f.ShortURLExpiresAt} {
-			if ok && vals[2+i] != nil {
-				*dst, ok = jsonpick.String(vals[2+i])
-			}
-		}
+		ok = ok && pickStrings(vals[2:], &f.InvitationURL, &f.ShortURLExpiresAt)
 	}
 	if !ok {
 		return shortURLFields{}, fmt.Errorf("proofs: record %s: not a record document", recordID)

@@ -44,7 +44,7 @@ func TestShortURLInRecord(t *testing.T) {
 
 	// Before the first short URL there is no secret, and no id resolves;
 	// looking does not make one.
-	if _, _, err := s.ResolveShortURL(ctx, "hevnfwccQeqdhjv3A9PADA"); !errors.Is(err, backend.ErrNotFound) {
+	if _, err := s.ResolveShortURL(ctx, "hevnfwccQeqdhjv3A9PADA"); !errors.Is(err, backend.ErrNotFound) {
 		t.Fatalf("before any short URL: %v, want ErrNotFound", err)
 	}
 	if _, err := s.keys.existing(ctx, shortURLKeyOwner); !errors.Is(err, backend.ErrNotFound) {
@@ -71,24 +71,24 @@ func TestShortURLInRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, longURL, err := other.ResolveShortURL(ctx, res.ShortURLID); err != nil || longURL != res.InvitationURL {
-		t.Fatalf("another instance: %q, %v", longURL, err)
+	if sh, err := other.ResolveShortURL(ctx, res.ShortURLID); err != nil || sh.LongURL != res.InvitationURL {
+		t.Fatalf("another instance: %q, %v", sh.LongURL, err)
 	}
 	doc, err := s.Load(ctx, res.ProofRecord.ID)
 	if err != nil || doc.ShortURLExpiresAt != "2026-11-23T13:00:00.000Z" {
 		t.Fatalf("stored expiry %q (%v)", doc.ShortURLExpiresAt, err)
 	}
-	invitation, longURL, err := s.ResolveShortURL(ctx, res.ShortURLID)
-	if err != nil || longURL != res.InvitationURL || !jsonEqualRaw(invitation, res.Invitation) {
-		t.Fatalf("ResolveShortURL = %s, %q, %v", invitation, longURL, err)
+	sh, err := s.ResolveShortURL(ctx, res.ShortURLID)
+	if err != nil || sh.LongURL != res.InvitationURL || !jsonEqualRaw(sh.Invitation, res.Invitation) || sh.State != backend.StateRequestSent {
+		t.Fatalf("ResolveShortURL = %+v, %v", sh, err)
 	}
 
 	now = now.Add(time.Hour - time.Millisecond)
-	if _, _, err := s.ResolveShortURL(ctx, res.ShortURLID); err != nil {
+	if _, err := s.ResolveShortURL(ctx, res.ShortURLID); err != nil {
 		t.Fatalf("a millisecond before the expiry: %v", err)
 	}
 	now = now.Add(time.Millisecond)
-	if _, _, err := s.ResolveShortURL(ctx, res.ShortURLID); !errors.Is(err, backend.ErrNotFound) {
+	if _, err := s.ResolveShortURL(ctx, res.ShortURLID); !errors.Is(err, backend.ErrNotFound) {
 		t.Fatalf("at the expiry: %v, want ErrNotFound", err)
 	}
 
@@ -106,17 +106,17 @@ func TestShortURLInRecord(t *testing.T) {
 		if res.ShortURLID != "" {
 			t.Errorf("%s: ShortURLID %q", name, res.ShortURLID)
 		}
-		if _, _, err := s.ResolveShortURL(ctx, ShortURLID(c, recordID)); !errors.Is(err, backend.ErrNotFound) {
+		if _, err := s.ResolveShortURL(ctx, ShortURLID(c, recordID)); !errors.Is(err, backend.ErrNotFound) {
 			t.Errorf("%s: the derived id resolves: %v", name, err)
 		}
 	}
 
-	if _, _, err := s.ResolveShortURL(ctx, ShortURLID(c, uuid.New())); !errors.Is(err, backend.ErrNotFound) {
+	if _, err := s.ResolveShortURL(ctx, ShortURLID(c, uuid.New())); !errors.Is(err, backend.ErrNotFound) {
 		t.Fatalf("an unknown record: %v", err)
 	}
 	loads := storage.loads
 	for _, id := range []string{"", "AAAAAAAAAAAAAAAA", res.ShortURLID + "A", res.ShortURLID[:21]} {
-		if _, _, err := s.ResolveShortURL(ctx, id); !errors.Is(err, backend.ErrNotFound) {
+		if _, err := s.ResolveShortURL(ctx, id); !errors.Is(err, backend.ErrNotFound) {
 			t.Errorf("ResolveShortURL(%q): %v, want ErrNotFound", id, err)
 		}
 	}
@@ -155,6 +155,7 @@ func TestShortURLViewAsEncodingJSON(t *testing.T) {
 		"record null":        `{"record":null}`,
 		"record not object":  `{"record":"x"}`,
 		"url not string":     `{"record":{"id":"` + id.String() + `"},"invitationUrl":7}`,
+		"state not string":   `{"record":{"id":"` + id.String() + `","state":["done"]}}`,
 		"not JSON":           `{"record":`,
 		"null document":      `null`,
 		"trailing data":      `{"record":{"id":"` + id.String() + `"}} x`,
