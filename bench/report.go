@@ -144,7 +144,7 @@ var ratioDefs = []ratioDef{
 	{"ratio_local_create_vs_durable_write", "local creates/s over durable writes/s at the same concurrency", 0.8, false, one(rpsOf("local_create", "durable_write"))},
 	{"ratio_create_floor_vs_durable_write", "req/s of the create floor (reads a create's body, stores one record through Caddy's storage, sends a create's answer, nothing else) over durable writes/s: the most any handler that makes one durable write per create and answers as proofgate does can reach against the ceiling", 0, false, one(rpsOf("create_floor", "durable_write"))},
 	{"ratio_local_create_vs_create_floor", "req/s of local create over the create floor: what proofgate's work on a create (key, validation, the request, invitation and record built, log, metrics) costs", 0, false, one(rpsOf("local_create", "create_floor"))},
-	{"ratio_local_create_short_vs_durable_write", "local creates with a short URL (two durable writes)/s over durable writes/s", 0, false, one(rpsOf("local_create_short", "durable_write"))},
+	{"ratio_local_create_short_vs_durable_write", "local creates with a short URL (one durable write: the short URL is part of the record)/s over durable writes/s", 0, false, one(rpsOf("local_create_short", "durable_write"))},
 	{"ratio_upstream_accept_vs_reverse_proxy", "req/s of accept (one agent call) over reverse_proxy; the worse of credo and acapy by median", 0.9, false,
 		worseOf(rpsOf("credo_accept", "reverse_proxy"), rpsOf("acapy_accept", "reverse_proxy"))},
 	{"p99_ratio_upstream_accept_vs_reverse_proxy", "p99 of accept over p99 of reverse_proxy; the worse of credo and acapy by median", 1.2, true,
