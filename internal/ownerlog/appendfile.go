@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/proofgate/proofgate/internal/diskfile"
 )
 
 // rotateAfter is how long a process starts appends to one file at most.
@@ -85,7 +87,7 @@ func (a *appender) write(doc document) error {
 		a.abandon()
 		return err
 	}
-	if err := fdatasync(a.f); err != nil {
+	if err := diskfile.Fdatasync(a.f); err != nil {
 		a.abandon()
 		return err
 	}
@@ -107,7 +109,7 @@ func (a *appender) start() error {
 	if err != nil {
 		return err
 	}
-	if err := syncDir(a.path); err != nil {
+	if err := diskfile.SyncDir(a.path); err != nil {
 		f.Close()
 		return errors.Join(err, os.Remove(f.Name()))
 	}
@@ -132,14 +134,4 @@ func (a *appender) close() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.abandon()
-}
-
-// syncDir makes the directory's entries durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

@@ -52,9 +52,7 @@ func TestGroupCommit(t *testing.T) {
 	}
 	for queued := 0; queued < 49; {
 		time.Sleep(time.Millisecond)
-		l.commit.mu.Lock()
-		queued = len(l.commit.queue)
-		l.commit.mu.Unlock()
+		queued = l.commit.Pending()
 	}
 	close(storage.release)
 	wg.Wait()

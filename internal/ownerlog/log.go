@@ -38,6 +38,7 @@ import (
 	"github.com/caddyserver/certmagic"
 	"go.uber.org/zap"
 
+	"github.com/proofgate/proofgate/internal/groupcommit"
 	"github.com/proofgate/proofgate/internal/metrics"
 )
 
@@ -89,7 +90,7 @@ type Log struct {
 	// appender writes commits on file_system storage (nil on others).
 	appender *appender
 
-	commit  committer
+	commit  groupcommit.Committer[pending]
 	refresh refresher
 
 	compactMu   sync.Mutex
@@ -136,7 +137,7 @@ func open(storage certmagic.Storage, dir string, logger *zap.Logger) *Log {
 	if files, ok := storage.(*certmagic.FileStorage); ok {
 		l.appender = &appender{log: l, path: files.Filename(dir)}
 	}
-	l.commit.log = l
+	l.commit.Write, l.commit.Max = l.writeBatch, maxBatch
 	l.refresh.log = l
 	l.refresh.request() // the first read of the directory, in the background
 	return l
@@ -161,12 +162,12 @@ func (l *Log) Refresh(ctx context.Context) error {
 // Append durably remembers e. It returns once e's batch is stored: with
 // many concurrent calls one storage write serves them all.
 func (l *Log) Append(e Entry) error {
-	return l.commit.submit(pending{entry: e})
+	return l.commit.Submit(pending{entry: e})
 }
 
 // Forget durably forgets record id (a tombstone).
 func (l *Log) Forget(id string) error {
-	return l.commit.submit(pending{entry: Entry{ID: id}, forget: true})
+	return l.commit.Submit(pending{entry: Entry{ID: id}, forget: true})
 }
 
 // name returns a new document name of kind 'b' (batch), 's' (segment) or
