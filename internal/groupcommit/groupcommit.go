@@ -44,6 +44,32 @@ func (c *Committer[T]) Submit(item T) error {
 	return err
 }
 
+// SubmitAll queues items together and waits until all are written: the
+// first error of their batches, if any. A failed batch does not stop the
+// others (each item's write is all or nothing on its own).
+func (c *Committer[T]) SubmitAll(items []T) error {
+	if len(items) == 0 {
+		return nil
+	}
+	done := make(chan error, len(items))
+	c.mu.Lock()
+	for _, it := range items {
+		c.queue = append(c.queue, waiter[T]{item: it, done: done})
+	}
+	if !c.running {
+		c.running = true
+		go c.run()
+	}
+	c.mu.Unlock()
+	var first error
+	for range items {
+		if err := <-done; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
 // run writes batches until nothing is pending.
 func (c *Committer[T]) run() {
 	limit := c.Max

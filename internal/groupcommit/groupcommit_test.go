@@ -67,3 +67,31 @@ func TestFailureReachesEveryCallerOfItsBatch(t *testing.T) {
 		t.Fatalf("a later batch must not inherit the failure: %v", err)
 	}
 }
+
+func TestSubmitAllWaitsForEveryItem(t *testing.T) {
+	var (
+		mu   sync.Mutex
+		seen []int
+	)
+	c := &Committer[int]{Max: 3, Write: func(b []int) error {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, b...)
+		if b[0] == 3 {
+			return errors.New("refused")
+		}
+		return nil
+	}}
+	err := c.SubmitAll([]int{0, 1, 2, 3, 4, 5, 6})
+	if err == nil {
+		t.Fatal("the failed batch's error must come back")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 7 {
+		t.Fatalf("written %v: every batch must be written before SubmitAll returns", seen)
+	}
+	if c.SubmitAll(nil) != nil {
+		t.Fatal("nothing to write is no error")
+	}
+}

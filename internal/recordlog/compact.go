@@ -1,0 +1,130 @@
+package recordlog
+
+import (
+	"os"
+	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+)
+
+// maybeCompact starts compacting one finished file when it is mostly
+// superseded (or small), unless a compaction runs. l.mu is held.
+func (l *Log) maybeCompact() {
+	if l.busy || l.closed || time.Now().Before(l.retryAt) {
+		return
+	}
+	var victim *segment
+	for _, s := range l.segs {
+		if s == l.cur {
+			continue
+		}
+		// A small file is folded in whatever it holds: each start and each
+		// failed write leaves one behind, and their number should stay small.
+		if s.live*2 > s.size && s.size >= segmentMax/16 {
+			continue
+		}
+		if victim == nil || s.seq < victim.seq {
+			victim = s // oldest first: its deletions may then be dropped
+		}
+	}
+	if victim == nil {
+		return
+	}
+	l.busy = true
+	l.compacting.Add(1)
+	go l.compact(victim)
+}
+
+// compact copies what is current in s to the end of the journal, then
+// removes s. Its deletions are copied too while an older file remains,
+// which may hold what they delete. A failure leaves s in place (its lines
+// are still valid; a copy made meanwhile is the same version) for a later
+// attempt.
+func (l *Log) compact(s *segment) {
+	defer func() {
+		l.mu.Lock()
+		l.busy = false
+		l.mu.Unlock()
+		l.compacting.Done()
+	}()
+	l.mu.RLock()
+	var moves []op
+	for id, at := range l.index {
+		if at.seg == s.seq {
+			moves = append(moves, op{id: id, move: true, from: at})
+		}
+	}
+	older := false
+	for seq := range l.segs {
+		older = older || seq < s.seq
+	}
+	var carries []op
+	if older {
+		for id, ver := range s.tombs {
+			carries = append(carries, op{id: id, carry: true, ver: ver})
+		}
+	}
+	l.mu.RUnlock()
+
+	const chunk = maxBatch
+	for i := 0; i < len(moves); i += chunk {
+		part := moves[i:min(i+chunk, len(moves))]
+		for j := range part {
+			doc := make([]byte, part[j].from.n)
+			if _, err := s.f.ReadAt(doc, part[j].from.off); err != nil {
+				l.compactFailed(s, err)
+				return
+			}
+			part[j].doc = doc
+		}
+		if err := l.commit.SubmitAll(part); err != nil {
+			l.compactFailed(s, err)
+			return
+		}
+		clear(part) // the documents copied
+	}
+	if err := l.commit.SubmitAll(carries); err != nil {
+		l.compactFailed(s, err)
+		return
+	}
+
+	l.mu.Lock()
+	if s.live > 0 || l.closed {
+		l.mu.Unlock()
+		return
+	}
+	delete(l.segs, s.seq)
+	_ = s.f.Close()
+	l.mu.Unlock()
+	if err := os.Remove(s.f.Name()); err != nil {
+		l.logger.Warn("record journal: removing a compacted file", zap.String("file", s.f.Name()), zap.Error(err))
+	}
+}
+
+func (l *Log) compactFailed(s *segment, err error) {
+	if err == errClosed {
+		return
+	}
+	l.mu.Lock()
+	l.retryAt = time.Now().Add(time.Minute)
+	l.mu.Unlock()
+	l.logger.Warn("record journal: compaction failed; the file stays for a later one",
+		zap.String("file", s.f.Name()), zap.Error(err))
+}
+
+// forEachLive calls fn with every record held, reading each from disk.
+func (l *Log) forEachLive(fn func(id uuid.UUID, doc []byte) error) error {
+	for _, id := range l.IDs() {
+		doc, ok, err := l.Get(id)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if err := fn(id, doc); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

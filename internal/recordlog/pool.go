@@ -1,0 +1,74 @@
+package recordlog
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+)
+
+// pool keeps one Log per directory across config reloads: the old and the
+// new module instance of a reload share it (they hold one lock).
+var pool = caddy.NewUsagePool()
+
+// Acquire returns the Log of dir, opening it on first use. Each Acquire
+// that succeeds must be paired with one Release.
+func Acquire(dir string, logger *zap.Logger) (*Log, error) {
+	val, _, err := pool.LoadOrNew(dir, func() (caddy.Destructor, error) {
+		return Open(dir, logger)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return val.(*Log), nil
+}
+
+// Release drops one hold on l; the last closes it.
+func Release(l *Log) {
+	_, _ = pool.Delete(l.dir)
+}
+
+// Destruct implements caddy.Destructor.
+func (l *Log) Destruct() error { return l.Close() }
+
+// Drain moves every record of the journal in dir to put (a per-record
+// document each), then removes the journal's files: what an instance that
+// starts with per-record documents does with a journal an earlier
+// configuration kept. It returns how many records it moved; a missing
+// journal moves none. A failed put leaves the journal as it was, with the
+// documents already written (they hold the same versions).
+func Drain(dir string, logger *zap.Logger, put func(id uuid.UUID, doc []byte) error) (int, error) {
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if _, loaded := pool.References(dir); loaded {
+		return 0, fmt.Errorf("%w: this process keeps it open; restart to change how records are kept", ErrInUse)
+	}
+	l, err := Open(dir, logger)
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	n := 0
+	if err := l.forEachLive(func(id uuid.UUID, doc []byte) error {
+		n++
+		return put(id, doc)
+	}); err != nil {
+		return 0, err
+	}
+	l.mu.Lock()
+	l.closed = true
+	var errs []error
+	for seq, s := range l.segs {
+		_ = s.f.Close()
+		if err := os.Remove(s.f.Name()); err != nil {
+			errs = append(errs, err)
+		}
+		delete(l.segs, seq)
+	}
+	l.mu.Unlock()
+	return n, errors.Join(errs...)
+}

@@ -1,0 +1,264 @@
+// Package recordlog keeps proof records in a journal: append-only files
+// in one directory on disk, written by one process, with every record's
+// place held in memory. A record written or changed is one line appended;
+// concurrent writers share one write and one fdatasync (group commit), so
+// a create costs a share of a sync instead of a new file, its own fsync
+// and a rename each. A read is one pread of the record's bytes, which are
+// those of the document a per-record file would hold.
+//
+// Lines are {"id":"<uuid>","v":<version>,"doc":<document>} or, when a
+// record is deleted, {"id":"<uuid>","v":<version>,"deleted":true}. A
+// record's version grows with each write; the highest wins when the files
+// are read back at start, whatever file holds it, and a deletion wins over
+// every version up to its own. So a line held twice (a compaction
+// interrupted) is harmless, and a torn last line (a crash during a write
+// that was never acknowledged) is skipped.
+//
+// Files are named by a sequence number (<seq>.jsonl). A process appends to
+// a file it starts itself, never to one read back, and starts another
+// after segmentMax bytes or a failed write. Compaction copies the current
+// records of a file that is mostly superseded to the end of the journal,
+// through the same commits, and then removes the file. A lock file keeps a
+// second process out: instances that share a storage keep per-record
+// documents instead (the local verifier's cluster option).
+package recordlog
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/proofgate/proofgate/internal/diskfile"
+	"github.com/proofgate/proofgate/internal/groupcommit"
+)
+
+// segmentMax is the size after which a file is finished and the next
+// write starts another (a variable for the tests).
+var segmentMax int64 = 64 << 20
+
+const (
+	// maxBatch bounds the records of one commit.
+	maxBatch = 256
+	lockName = "lock"
+	suffix   = ".jsonl"
+)
+
+// ErrInUse means another process holds the journal.
+var ErrInUse = errors.New("recordlog: the journal is in use by another process")
+
+// loc is where the current version of a record is.
+type loc struct {
+	seg uint32 // the file's sequence number
+	n   uint32 // the document's length
+	ver uint32
+	off int64 // the document's offset in the file
+}
+
+// lineLen is the length of the whole line holding the document at l.
+func (l loc) lineLen() int64 {
+	return int64(len(`{"id":"`)+36+len(`","v":`)+digits(l.ver)+len(`,"doc":`)) + int64(l.n) + int64(len("}\n"))
+}
+
+func digits(v uint32) int {
+	n := 1
+	for v >= 10 {
+		v /= 10
+		n++
+	}
+	return n
+}
+
+// segment is one file of the journal.
+type segment struct {
+	seq  uint32
+	f    *os.File
+	size int64 // bytes of whole lines
+	live int64 // bytes of lines holding a current version
+	// tombs are the deletions this file holds, with their versions: they
+	// must outlive every older file, which may hold what they delete.
+	tombs map[uuid.UUID]uint32
+}
+
+// op is one line to write.
+type op struct {
+	id  uuid.UUID
+	doc []byte // nil: a deletion
+	// move is a compaction's copy: written only while from is still the
+	// record's current place, with its version kept.
+	move bool
+	from loc
+	// carry is a compaction's copy of a deletion, with its version.
+	carry bool
+	ver   uint32
+}
+
+// Log is one open journal.
+type Log struct {
+	dir    string
+	logger *zap.Logger
+	lock   *os.File
+
+	mu    sync.RWMutex
+	index map[uuid.UUID]loc
+	segs  map[uint32]*segment
+	cur   *segment // the file appended to; nil before the first write
+	next  uint32   // the next file's sequence number
+
+	commit groupcommit.Committer[op]
+	buf    []byte // the batch being written (the committer's goroutine)
+
+	compacting sync.WaitGroup
+	busy       bool      // a compaction runs (under mu)
+	retryAt    time.Time // no compaction before (one failed; under mu)
+	closed     bool // under mu
+}
+
+// Open takes the journal in dir (created if missing) for this process and
+// reads it back: ErrInUse when another process holds it.
+func Open(dir string, logger *zap.Logger) (*Log, error) {
+	if logger == nil {
+		logger = zap.NewNop()
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	lock, err := diskfile.LockExclusive(filepath.Join(dir, lockName))
+	if errors.Is(err, diskfile.ErrLocked) {
+		return nil, fmt.Errorf("%w (%s)", ErrInUse, dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	l := &Log{dir: dir, logger: logger, lock: lock, index: make(map[uuid.UUID]loc), segs: make(map[uint32]*segment), next: 1}
+	l.commit.Write, l.commit.Max = l.writeBatch, maxBatch
+	if err := l.replay(); err != nil {
+		l.closeFiles()
+		return nil, err
+	}
+	return l, nil
+}
+
+// Close waits for a compaction under way, closes the files and releases
+// the journal. Writes must have returned.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
+	l.compacting.Wait()
+	l.closeFiles()
+	return nil
+}
+
+func (l *Log) closeFiles() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, s := range l.segs {
+		_ = s.f.Close()
+	}
+	if l.lock != nil {
+		_ = l.lock.Close()
+	}
+}
+
+// Put stores doc (one line of compact JSON: no raw newline) as the
+// current version of id, durably: nil once it is on disk.
+func (l *Log) Put(id uuid.UUID, doc []byte) error {
+	if len(doc) == 0 || bytes.IndexByte(doc, '\n') >= 0 {
+		return errors.New("recordlog: a document must be one line of JSON")
+	}
+	return l.commit.Submit(op{id: id, doc: doc})
+}
+
+// Delete removes id durably (a deletion is written even for an id not
+// held: a write that failed may still have reached the disk).
+func (l *Log) Delete(id uuid.UUID) error {
+	return l.commit.Submit(op{id: id})
+}
+
+// Has reports whether id is held.
+func (l *Log) Has(id uuid.UUID) bool {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	_, ok := l.index[id]
+	return ok
+}
+
+// Get returns the current document of id; ok is false when none is held.
+func (l *Log) Get(id uuid.UUID) (doc []byte, ok bool, err error) {
+	for range 3 {
+		l.mu.RLock()
+		at, found := l.index[id]
+		var f *os.File
+		if found {
+			f = l.segs[at.seg].f
+		}
+		l.mu.RUnlock()
+		if !found {
+			return nil, false, nil
+		}
+		doc = make([]byte, at.n)
+		_, err = f.ReadAt(doc, at.off)
+		if err == nil {
+			return doc, true, nil
+		}
+		if !errors.Is(err, os.ErrClosed) {
+			return nil, false, err
+		}
+		// A compaction moved the record and removed its file meanwhile.
+	}
+	return nil, false, err
+}
+
+// IDs returns the ids held, in no order.
+func (l *Log) IDs() []uuid.UUID {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	ids := make([]uuid.UUID, 0, len(l.index))
+	for id := range l.index {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// Len returns how many records are held.
+func (l *Log) Len() int {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return len(l.index)
+}
+
+// segmentFiles lists the journal's files by sequence number.
+func segmentFiles(dir string) ([]uint32, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var seqs []uint32
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), suffix)
+		if !ok || e.IsDir() {
+			continue
+		}
+		n, err := strconv.ParseUint(name, 10, 32)
+		if err != nil || n == 0 {
+			continue
+		}
+		seqs = append(seqs, uint32(n))
+	}
+	sort.Slice(seqs, func(i, j int) bool { return seqs[i] < seqs[j] })
+	return seqs, nil
+}
+
+func (l *Log) path(seq uint32) string {
+	return filepath.Join(l.dir, fmt.Sprintf("%010d%s", seq, suffix))
+}

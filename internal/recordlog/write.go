@@ -1,0 +1,152 @@
+package recordlog
+
+import (
+	"errors"
+	"os"
+	"strconv"
+
+	"github.com/google/uuid"
+
+	"github.com/proofgate/proofgate/internal/diskfile"
+)
+
+var errClosed = errors.New("recordlog: closed")
+
+// placed is where one op of a batch went.
+type placed struct {
+	op op
+	at loc
+}
+
+// writeBatch appends ops as lines of the current file with one write and
+// one fdatasync, then puts them into memory. It runs on the committer's
+// goroutine, one batch at a time, so only it changes the index.
+func (l *Log) writeBatch(ops []op) error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return errClosed
+	}
+	if l.cur == nil || l.cur.size >= segmentMax {
+		if err := l.startSegment(); err != nil {
+			l.mu.Unlock()
+			return err
+		}
+	}
+	cur := l.cur
+	buf := l.buf[:0]
+	var done []placed
+	for _, o := range ops {
+		var ver uint32
+		switch {
+		case o.move:
+			if at, ok := l.index[o.id]; !ok || at != o.from {
+				continue // written or deleted since the compaction read it
+			}
+			ver = o.from.ver
+		case o.carry:
+			ver = o.ver
+		default:
+			ver = l.index[o.id].ver + 1
+			for _, p := range done { // a second write of one id in a batch
+				if p.op.id == o.id && p.at.ver >= ver {
+					ver = p.at.ver + 1
+				}
+			}
+		}
+		buf = append(buf, `{"id":"`...)
+		buf = appendUUID(buf, o.id)
+		buf = append(buf, `","v":`...)
+		buf = strconv.AppendUint(buf, uint64(ver), 10)
+		at := loc{seg: cur.seq, ver: ver}
+		if o.doc == nil {
+			buf = append(buf, `,"deleted":true}`+"\n"...)
+		} else {
+			buf = append(buf, `,"doc":`...)
+			at.off, at.n = cur.size+int64(len(buf)), uint32(len(o.doc))
+			buf = append(buf, o.doc...)
+			buf = append(buf, "}\n"...)
+		}
+		done = append(done, placed{op: o, at: at})
+	}
+	l.buf = buf
+	l.mu.Unlock()
+	if len(done) == 0 {
+		return nil
+	}
+
+	// Readers go on meanwhile: nothing points past cur.size yet.
+	_, err := cur.f.Write(buf)
+	if err == nil {
+		err = diskfile.Fdatasync(cur.f)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err != nil {
+		// Start another file for the next batch, so that a torn line can
+		// only end a file, and take back what may have been written.
+		_ = cur.f.Truncate(cur.size)
+		if l.cur == cur {
+			l.cur = nil
+		}
+		return err
+	}
+	for _, p := range done {
+		old, had := l.index[p.op.id]
+		if p.op.doc == nil {
+			cur.tombs[p.op.id] = p.at.ver
+			if p.op.carry {
+				continue
+			}
+			if had {
+				l.segs[old.seg].live -= old.lineLen()
+				delete(l.index, p.op.id)
+			}
+			continue
+		}
+		if had {
+			l.segs[old.seg].live -= old.lineLen()
+		}
+		l.index[p.op.id] = p.at
+		cur.live += p.at.lineLen()
+	}
+	cur.size += int64(len(buf))
+	if len(l.buf) > 1<<20 {
+		l.buf = nil // a batch of large records: do not keep its buffer
+	}
+	l.maybeCompact()
+	return nil
+}
+
+// startSegment creates the next file, durably (its directory entry synced
+// before any commit relies on it). l.mu is held.
+func (l *Log) startSegment() error {
+	seq := l.next
+	f, err := os.OpenFile(l.path(seq), os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := diskfile.SyncDir(l.dir); err != nil {
+		f.Close()
+		return errors.Join(err, os.Remove(f.Name()))
+	}
+	s := &segment{seq: seq, f: f, tombs: make(map[uuid.UUID]uint32)}
+	l.segs[seq], l.cur, l.next = s, s, seq+1
+	return nil
+}
+
+// appendUUID appends id in its canonical form, without allocating.
+func appendUUID(b []byte, id uuid.UUID) []byte {
+	var s [36]byte
+	hexdigits := "0123456789abcdef"
+	j := 0
+	for i, c := range id {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			s[j] = '-'
+			j++
+		}
+		s[j], s[j+1] = hexdigits[c>>4], hexdigits[c&0xf]
+		j += 2
+	}
+	return append(b, s[:]...)
+}
