@@ -12,6 +12,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/proofgate/proofgate/internal/proofs"
+	"github.com/proofgate/proofgate/internal/recordlog"
 )
 
 // child is a process the bench started.
@@ -151,8 +154,14 @@ func (e *env) url(port int, path string) string {
 
 // storedRecord is a stored local proof record (nil before the first
 // create): what the durable-write ceiling writes as much of, and what the
-// create floor stores.
+// create floor stores. A single instance keeps its records in the record
+// journal; documents of their own are read too (cluster).
 func (e *env) storedRecord() []byte {
+	if recs, err := recordlog.Snapshot(filepath.Join(e.data, proofs.JournalDir)); err == nil {
+		for _, rec := range recs {
+			return rec
+		}
+	}
 	var rec []byte
 	_ = filepath.WalkDir(filepath.Join(e.data, "proofgate", "records"), func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") {

@@ -274,11 +274,7 @@ func checkIndyOutcome(t *testing.T, storage, id string, w *wallet.T, verified bo
 // the corpus request (see TestAnonCredsThroughTheGateway).
 func useCorpusRequest(t *testing.T, storage, id string, corpusRequest json.RawMessage) {
 	t.Helper()
-	path := filepath.Join(storage, "proofgate", "records", id+".json")
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := storedRecordDoc(t, storage, id)
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		t.Fatal(err)
@@ -296,17 +292,15 @@ func useCorpusRequest(t *testing.T, storage, id string, corpusRequest json.RawMe
 	_ = json.Unmarshal(corpusRequest, &nonce)
 	doc["nonce"], _ = json.Marshal(nonce.Nonce)
 	out, _ := json.Marshal(doc)
-	if err := os.WriteFile(path, out, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	replaceRecordDoc(t, storage, id, out)
 }
 
 // storedRecord reads the ProofExchangeRecord of a record from storage.
 func storedRecord(t *testing.T, storage, id string) map[string]any {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(storage, "proofgate", "records", id+".json"))
-	if err != nil {
-		t.Fatal(err)
+	raw := storedRecordDoc(t, storage, id)
+	if raw == nil {
+		t.Fatalf("no record %s", id)
 	}
 	var doc struct {
 		Record map[string]any `json:"record"`

@@ -226,3 +226,30 @@ func stopProcess(cmd *exec.Cmd) {
 		<-done
 	}
 }
+
+// TestSecondProcessOnOneDataDirIsRefused: a single instance keeps its
+// records in a journal only it may append to; a second process started on
+// the same data directory without cluster refuses to start, and says why,
+// rather than keep records the first cannot see.
+func TestSecondProcessOnOneDataDirIsRefused(t *testing.T) {
+	data := t.TempDir()
+	runExample(t, freePort(t), "PROOFGATE_DATA="+data)
+
+	port, admin, home := freePort(t), freePort(t), t.TempDir()
+	cmd := exec.Command(caddyBinary(t), "run", "--config", "../examples/Caddyfile", "--adapter", "caddyfile")
+	cmd.Env = append(os.Environ(), "CADDY_ADMIN=127.0.0.1:"+fmt.Sprint(admin),
+		"HOME="+home, "XDG_CONFIG_HOME="+home, "XDG_DATA_HOME="+home, "PROOFGATE_DATA="+data,
+		fmt.Sprintf("PROOFGATE_ADDR=http://127.0.0.1:%d", port), fmt.Sprintf("PROOFGATE_PUBLIC_URL=http://127.0.0.1:%d", port))
+	done := make(chan struct{})
+	var out []byte
+	go func() { out, _ = cmd.CombinedOutput(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("the second process started")
+	}
+	if cmd.ProcessState.Success() || !bytes.Contains(out, []byte("instances that share a storage must all set cluster")) {
+		t.Fatalf("exit %v, logs:\n%s", cmd.ProcessState, out)
+	}
+}

@@ -144,6 +144,7 @@ func TestEmailRecipients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer svc.Close()
 	for _, rc := range recips {
 		raw := sink.wait(t, rc.Email)
 		msg, err := mail.ReadMessage(bytes.NewReader(raw))
@@ -228,11 +229,11 @@ func TestEmailQueueFailureLeavesNothing(t *testing.T) {
 	}
 	body := strings.Replace(indyBody, `"isShortenUrl":false`, `"isShortenUrl":true,"emailId":["erin@example.com","frank@example.com"]`, 1)
 	wantBody(t, postJSON(t, oobPath(orgA, "indy"), keyA, body), http.StatusServiceUnavailable, "")
-	for _, ns := range []string{"records", "shorturls"} {
-		left, _ := filepath.Glob(filepath.Join(dir, "proofgate", ns, "*"))
-		if len(left) != 0 {
-			t.Fatalf("%s left behind: %v", ns, left)
-		}
+	if left := storedRecords(t, dir); len(left) != 0 {
+		t.Fatalf("%d records left behind", len(left))
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "proofgate", "shorturls", "*")); len(left) != 0 {
+		t.Fatalf("short URLs left behind: %v", left)
 	}
 }
 

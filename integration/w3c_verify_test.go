@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -22,8 +20,7 @@ func waitRecord(t *testing.T, storage, id string, timeout time.Duration) map[str
 	var rec map[string]any
 	deadline := time.Now().Add(timeout)
 	for {
-		raw, err := os.ReadFile(filepath.Join(storage, "proofgate", "records", id+".json"))
-		if err == nil {
+		if raw := storedRecordDoc(t, storage, id); raw != nil {
 			var doc struct {
 				Record map[string]any `json:"record"`
 			}

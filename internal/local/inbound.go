@@ -183,10 +183,14 @@ func writeStatus(w http.ResponseWriter, status int) {
 func (l *Local) Agent() *proofs.Agent { return l.agent }
 
 // Cleanup waits for problem reports still being sent (each bounded by a
-// timeout) and releases the ack deliverer.
+// timeout), releases the ack deliverer and then the record journal.
 func (l *Local) Cleanup() error {
 	if l.agent != nil {
 		l.agent.Close()
 	}
-	return l.releaseAcks()
+	err := l.releaseAcks()
+	if l.svc != nil {
+		l.svc.Close()
+	}
+	return err
 }

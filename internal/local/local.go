@@ -186,6 +186,7 @@ func (l *Local) Provision(ctx caddy.Context) error {
 		Label:        label,
 		ClusterLocks: l.Cluster,
 		Sealer:       sealer,
+		Logger:       ctx.Logger(),
 		Verifiers:    verifiers,
 		// The sweeper (record_retention, invitation_ttl): lifecycle.go.
 		RecordRetention: time.Duration(l.RecordRetention),

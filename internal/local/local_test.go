@@ -189,10 +189,12 @@ func TestProvisionAndServe(t *testing.T) {
 	if inv.Label != "Acme" || inv.Services[0].ServiceEndpoint != "https://verifier.example.com/didcomm" {
 		t.Fatalf("invitation %s", res.Invitation)
 	}
-	// The record is in the module's own storage, under proofgate/.
+	// The record is in the module's own storage, in the record journal
+	// under proofgate/.
 	id := res.ProofRecord.ID
-	if _, err := os.Stat(filepath.Join(dir, "proofgate", "records", id+".json")); err != nil {
-		t.Fatal(err)
+	journal, err := os.ReadFile(filepath.Join(dir, "proofgate", "records-journal", "0000000001.jsonl"))
+	if err != nil || !strings.Contains(string(journal), `{"id":"`+id+`","v":1,"doc":{`) {
+		t.Fatalf("journal %.200s, %v", journal, err)
 	}
 	if got, err := l.RecordOrg(ctx, id); err != nil || got != org.ID {
 		t.Fatalf("RecordOrg = %q, %v", got, err)

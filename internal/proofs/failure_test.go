@@ -50,10 +50,15 @@ func TestCreateFailureLeavesNoRecord(t *testing.T) {
 	}
 }
 
+// documentStorage is file storage that is not *certmagic.FileStorage, so
+// records are kept as per-record documents (as with any other storage
+// module), not in the record journal.
+type documentStorage struct{ *certmagic.FileStorage }
+
 func TestTransitionWriteFailureKeepsState(t *testing.T) {
 	ctx := context.Background()
 	st := &failingStorage{FileStorage: fileStorage(t)}
-	good := newTestService(t, st.FileStorage)
+	good := newTestService(t, documentStorage{st.FileStorage})
 	res, err := good.Create(ctx, testOrg, indyRequest())
 	if err != nil {
 		t.Fatal(err)

@@ -376,7 +376,7 @@ func TestReceiveRejects(t *testing.T) {
 	}
 	before := map[string][]byte{}
 	for _, id := range []string{res.ProofRecord.ID, res2.ProofRecord.ID, res3.ProofRecord.ID} {
-		b, _ := a.Service().storage.Load(ctx, a.Service().records.Key(id))
+		b, _ := a.Service().records.Load(ctx, id)
 		before[id] = b
 	}
 	for _, tt := range tests {
@@ -388,7 +388,7 @@ func TestReceiveRejects(t *testing.T) {
 		})
 	}
 	for id, b := range before {
-		after, _ := a.Service().storage.Load(ctx, a.Service().records.Key(id))
+		after, _ := a.Service().records.Load(ctx, id)
 		if string(after) != string(b) {
 			t.Fatalf("record %s changed:\n%s\n%s", id, b, after)
 		}

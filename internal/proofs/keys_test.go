@@ -62,7 +62,7 @@ func TestOrgKeyStableAcrossCallsAndRestart(t *testing.T) {
 		t.Fatalf("RecipientKey = %+v, %v", r, err)
 	}
 	// The private key is not in the record.
-	raw, err := st.Load(ctx, "proofgate/records/"+c.ProofRecord.ID+".json")
+	raw, err := restarted.records.Load(ctx, c.ProofRecord.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,7 +97,7 @@ func TestKeysEncryptedAtRest(t *testing.T) {
 	if len(newDoc.Key.Seed) != ed25519.SeedSize {
 		t.Fatal("the loaded record key is not plaintext in memory")
 	}
-	raw, _ := os.ReadFile(filepath.Join(dir, "proofgate", "records", newRec.ProofRecord.ID+".json"))
+	raw, _ := s1.records.Load(ctx, newRec.ProofRecord.ID)
 	if bytes.Contains(raw, []byte(`"seed"`)) || !bytes.Contains(raw, []byte(`"sealedSeed":"v1.`)) {
 		t.Errorf("new record key stored in plaintext: %s", raw)
 	}

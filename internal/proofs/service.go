@@ -17,10 +17,12 @@ import (
 
 	"github.com/caddyserver/certmagic"
 	"github.com/google/uuid"
+	"go.uber.org/zap"
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/didkey"
 	"github.com/proofgate/proofgate/internal/keyseal"
+	"github.com/proofgate/proofgate/internal/recordlog"
 	"github.com/proofgate/proofgate/internal/store"
 	"github.com/proofgate/proofgate/internal/verify"
 )
@@ -54,13 +56,16 @@ type Config struct {
 	// Sealer, when set, encrypts private keys at rest (org keys and
 	// record keys); keys stored in plaintext stay readable.
 	Sealer *keyseal.Sealer
+	// Logger logs what happens to the record journal (nil: nothing).
+	Logger *zap.Logger
 }
 
 // Service creates and advances proof records.
 type Service struct {
 	cfg         Config
 	storage     certmagic.Storage
-	records     *store.Store
+	records     recordStore
+	journal     *recordlog.Log // nil unless records are in the journal
 	connections *store.Store
 	keys        *keyring
 	domain      string
@@ -92,14 +97,31 @@ func New(storage certmagic.Storage, cfg Config) (*Service, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Logger == nil {
+		cfg.Logger = zap.NewNop()
+	}
+	records, journal, err := openRecords(storage, cfg.ClusterLocks, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
 	return &Service{
 		cfg:         cfg,
 		storage:     storage,
-		records:     store.New(storage, "records"),
+		records:     records,
+		journal:     journal,
 		connections: store.New(storage, "connections"),
 		keys:        newKeyring(store.New(storage, "keys"), cfg.Now, cfg.Sealer),
 		domain:      u.Host,
 	}, nil
+}
+
+// Close releases the record journal, if records are kept in one; the
+// Service must not be used after.
+func (s *Service) Close() {
+	if s.journal != nil {
+		recordlog.Release(s.journal)
+		s.journal = nil
+	}
 }
 
 // unavailable marks a storage failure that did not come through store

@@ -120,7 +120,7 @@ type Log struct {
 	compacting sync.WaitGroup
 	busy       bool      // a compaction runs (under mu)
 	retryAt    time.Time // no compaction before (one failed; under mu)
-	closed     bool // under mu
+	closed     bool      // under mu
 }
 
 // Open takes the journal in dir (created if missing) for this process and

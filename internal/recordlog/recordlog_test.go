@@ -461,3 +461,28 @@ func FuzzParseLine(f *testing.F) {
 		}
 	})
 }
+
+func TestSnapshotBesideTheWriter(t *testing.T) {
+	dir := t.TempDir()
+	l := open(t, dir)
+	a, b := uuid.New(), uuid.New()
+	for _, id := range []uuid.UUID{a, b} {
+		if err := l.Put(id, doc(id, "request-sent")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Delete(b); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Snapshot(dir)
+	if err != nil || len(got) != 1 || !bytes.Equal(got[a], doc(a, "request-sent")) {
+		t.Fatalf("snapshot %v %v", got, err)
+	}
+	// The writer keeps its journal.
+	if err := l.Put(b, doc(b, "again")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Snapshot(filepath.Join(dir, "missing")); err != nil || len(got) != 0 {
+		t.Fatalf("missing: %v %v", got, err)
+	}
+}

@@ -14,8 +14,8 @@ type JSONAppender interface {
 	AppendJSON(b []byte) ([]byte, error)
 }
 
-// marshal is json.Marshal, through AppendJSON where v has it.
-func marshal(v any) ([]byte, error) {
+// Marshal is json.Marshal, through AppendJSON where v has it.
+func Marshal(v any) ([]byte, error) {
 	if a, ok := v.(JSONAppender); ok {
 		return a.AppendJSON(nil)
 	}

@@ -64,11 +64,11 @@ type appender string
 func (a appender) AppendJSON(b []byte) ([]byte, error) { return append(b, a...), nil }
 
 func TestPutUsesAppendJSON(t *testing.T) {
-	got, err := marshal(appender(`{"by":"hand"}`))
+	got, err := Marshal(appender(`{"by":"hand"}`))
 	if err != nil || string(got) != `{"by":"hand"}` {
 		t.Fatalf("%s %v", got, err)
 	}
-	got, err = marshal(map[string]string{"by": "encoding/json"})
+	got, err = Marshal(map[string]string{"by": "encoding/json"})
 	if err != nil || string(got) != `{"by":"encoding/json"}` {
 		t.Fatalf("%s %v", got, err)
 	}

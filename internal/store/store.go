@@ -58,7 +58,7 @@ func (s *Store) Put(ctx context.Context, name string, v any) error {
 	if !validName(name) {
 		return fmt.Errorf("store: invalid key %q", name)
 	}
-	b, err := marshal(v)
+	b, err := Marshal(v)
 	if err != nil {
 		return fmt.Errorf("store: encoding %s: %w", name, err)
 	}

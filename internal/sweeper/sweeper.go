@@ -178,6 +178,12 @@ func tryLock(ctx context.Context, storage certmagic.Storage, name string) (bool,
 	return true, nil
 }
 
+// Lister is what a Cursor walks: a store.Store, or anything else that
+// names what it holds.
+type Lister interface {
+	List(ctx context.Context) ([]string, error)
+}
+
 // Cursor walks the names of a store a bounded slice at a time, resuming
 // after the last name it handed out.
 type Cursor struct {
@@ -187,7 +193,7 @@ type Cursor struct {
 
 // Next returns up to n names of st that sort after the cursor, wrapping
 // around at the end.
-func (c *Cursor) Next(ctx context.Context, st *store.Store, n int) ([]string, error) {
+func (c *Cursor) Next(ctx context.Context, st Lister, n int) ([]string, error) {
 	names, err := st.List(ctx)
 	if err != nil {
 		return nil, err
