@@ -28,7 +28,7 @@ type recordStore interface {
 
 // JournalDir is where, under a file_system storage's root, the record
 // journal lives (internal/recordlog).
-var JournalDir = store.Prefix + "/records-journal"
+const JournalDir = store.Prefix + "/records-journal"
 
 // openRecords chooses how records are kept. On certmagic's file_system
 // storage one instance keeps them in the record journal: a create is a

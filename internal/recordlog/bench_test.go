@@ -1,0 +1,71 @@
+package recordlog
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/caddyserver/certmagic"
+	"github.com/google/uuid"
+
+	"github.com/proofgate/proofgate/internal/benchutil"
+)
+
+// record is about the size of a local create's record (4.6 KB).
+var record = append(append([]byte(`{"record":{"pad":"`), bytes.Repeat([]byte("x"), 4600)...), `"}}`...)
+
+// BenchmarkPut: records written by 16 concurrent creates, as the local
+// create path does, against one durable document each (certmagic's
+// file_system Store, how records were kept before the journal).
+func BenchmarkPut(b *testing.B) {
+	b.Run("journal", func(b *testing.B) {
+		l, err := Open(b.TempDir(), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = l.Close() })
+		defer benchutil.CPUPerOp(b)()
+		b.SetParallelism(8) // 16 goroutines on 2 cores
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if err := l.Put(uuid.New(), record); err != nil {
+					b.Error(err)
+				}
+			}
+		})
+	})
+	b.Run("one document each", func(b *testing.B) {
+		storage := &certmagic.FileStorage{Path: b.TempDir()}
+		defer benchutil.CPUPerOp(b)()
+		b.SetParallelism(8)
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if err := storage.Store(context.Background(), "records/"+uuid.NewString()+".json", record); err != nil {
+					b.Error(err)
+				}
+			}
+		})
+	})
+}
+
+// BenchmarkGet: the read every accept and short URL makes.
+func BenchmarkGet(b *testing.B) {
+	l, err := Open(b.TempDir(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = l.Close() })
+	ids := make([]uuid.UUID, 1000)
+	for i := range ids {
+		ids[i] = uuid.New()
+		if err := l.Put(ids[i], record); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, ok, err := l.Get(ids[i%len(ids)]); !ok || err != nil {
+			b.Fatal("missing", err)
+		}
+	}
+}
