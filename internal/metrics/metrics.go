@@ -106,7 +106,7 @@ func Register(reg *prometheus.Registry) error {
 func collectors() []prometheus.Collector {
 	return []prometheus.Collector{
 		requests, requestDuration, agentCalls, jwksFetches, validationFailures, authFailures,
-		outboxDeliveries, didcommMessages, verifications, mailAttempts, outboxes, owners,
+		outboxDeliveries, didcommMessages, verifications, mailAttempts, outboxes, owners, journals,
 	}
 }
 

@@ -40,6 +40,7 @@ import (
 
 	"github.com/proofgate/proofgate/internal/diskfile"
 	"github.com/proofgate/proofgate/internal/groupcommit"
+	"github.com/proofgate/proofgate/internal/metrics"
 )
 
 // segmentMax is the size after which a file is finished and the next
@@ -117,6 +118,8 @@ type Log struct {
 	commit groupcommit.Committer[op]
 	buf    []byte // the batch being written (the committer's goroutine)
 
+	stopReport func() // the metrics' hold on the Log
+
 	compacting sync.WaitGroup
 	busy       bool      // a compaction runs (under mu)
 	retryAt    time.Time // no compaction before (one failed; under mu)
@@ -145,7 +148,18 @@ func Open(dir string, logger *zap.Logger) (*Log, error) {
 		l.closeFiles()
 		return nil, err
 	}
+	l.stopReport = metrics.ReportJournal(l.stats)
 	return l, nil
+}
+
+// stats returns the records held and the bytes of the files.
+func (l *Log) stats() (records int, size int64) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	for _, s := range l.segs {
+		size += s.size
+	}
+	return len(l.index), size
 }
 
 // Close waits for a compaction under way, closes the files and releases
@@ -155,6 +169,9 @@ func (l *Log) Close() error {
 	l.closed = true
 	l.mu.Unlock()
 	l.compacting.Wait()
+	if l.stopReport != nil {
+		l.stopReport()
+	}
 	l.closeFiles()
 	return nil
 }

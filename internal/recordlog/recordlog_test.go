@@ -486,3 +486,22 @@ func TestSnapshotBesideTheWriter(t *testing.T) {
 		t.Fatalf("missing: %v %v", got, err)
 	}
 }
+
+func TestStats(t *testing.T) {
+	l := open(t, t.TempDir())
+	a := uuid.New()
+	if err := l.Put(a, doc(a, "x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Put(a, doc(a, "y")); err != nil {
+		t.Fatal(err)
+	}
+	records, size := l.stats()
+	fi, err := os.Stat(l.cur.f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if records != 1 || size != fi.Size() {
+		t.Fatalf("stats %d records, %d bytes; file %d bytes", records, size, fi.Size())
+	}
+}
