@@ -37,6 +37,7 @@ func TestMetrics(t *testing.T) {
 	denied := `caddy_proofgate_requests_total{backend="none",class="4xx",code="401",operation="send_oob"}`
 	notFound := `caddy_proofgate_requests_total{backend="none",class="4xx",code="404",operation="accept_presentation"}`
 	before := []float64{metricValue(t, created), metricValue(t, denied), metricValue(t, notFound)}
+	journalRecords, journalBytes := metricValue(t, "caddy_proofgate_record_journal_records"), metricValue(t, "caddy_proofgate_record_journal_bytes")
 
 	postJSON(t, oobPath(orgA, "indy"), keyA, indyBody)
 	postJSON(t, oobPath(orgA, "indy"), keyA, indyBody)
@@ -51,6 +52,13 @@ func TestMetrics(t *testing.T) {
 		if got := metricValue(t, tc.series) - before[i]; got != tc.delta {
 			t.Errorf("%s grew by %v, want %v", tc.series, got, tc.delta)
 		}
+	}
+	// The two records are in the record journal (a test's storage is new).
+	if got := metricValue(t, "caddy_proofgate_record_journal_records") - journalRecords; got != 2 {
+		t.Errorf("caddy_proofgate_record_journal_records grew by %v, want 2", got)
+	}
+	if got := metricValue(t, "caddy_proofgate_record_journal_bytes") - journalBytes; got < 2*2000 {
+		t.Errorf("caddy_proofgate_record_journal_bytes grew by %v, want two records' worth", got)
 	}
 	if metricValue(t, `caddy_proofgate_request_duration_seconds_count{backend="local",operation="send_oob"}`)+
 		metricValue(t, `caddy_proofgate_request_duration_seconds_count{backend="none",operation="send_oob"}`) < 3 {
