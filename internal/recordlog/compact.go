@@ -72,7 +72,7 @@ func (l *Log) compact(s *segment) {
 		part := moves[i:min(i+chunk, len(moves))]
 		for j := range part {
 			doc := make([]byte, part[j].from.n)
-			if _, err := s.f.ReadAt(doc, part[j].from.off); err != nil {
+			if _, err := s.f.ReadAt(doc, int64(part[j].from.off)); err != nil {
 				l.compactFailed(s, err)
 				return
 			}

@@ -50,6 +50,9 @@ var segmentMax int64 = 64 << 20
 const (
 	// maxBatch bounds the records of one commit.
 	maxBatch = 256
+	// maxDoc bounds one record (a proof record is a few KiB; one holding a
+	// presentation at most a few MiB).
+	maxDoc   = 8 << 20
 	lockName = "lock"
 	suffix   = ".jsonl"
 )
@@ -57,12 +60,15 @@ const (
 // ErrInUse means another process holds the journal.
 var ErrInUse = errors.New("recordlog: the journal is in use by another process")
 
-// loc is where the current version of a record is.
+// loc is where the current version of a record is: 16 bytes, as one is
+// held in memory for every record (about 85 bytes a record with the map).
+// Offsets fit in 32 bits: a file is finished at segmentMax, and one batch
+// adds at most maxBatch documents of maxDoc.
 type loc struct {
 	seg uint32 // the file's sequence number
 	n   uint32 // the document's length
 	ver uint32
-	off int64 // the document's offset in the file
+	off uint32 // the document's offset in the file
 }
 
 // lineLen is the length of the whole line holding the document at l.
@@ -193,6 +199,9 @@ func (l *Log) Put(id uuid.UUID, doc []byte) error {
 	if len(doc) == 0 || bytes.IndexByte(doc, '\n') >= 0 {
 		return errors.New("recordlog: a document must be one line of JSON")
 	}
+	if len(doc) > maxDoc {
+		return fmt.Errorf("recordlog: a document of %d bytes is over the limit of %d", len(doc), maxDoc)
+	}
 	return l.commit.Submit(op{id: id, doc: doc})
 }
 
@@ -224,7 +233,7 @@ func (l *Log) Get(id uuid.UUID) (doc []byte, ok bool, err error) {
 			return nil, false, nil
 		}
 		doc = make([]byte, at.n)
-		_, err = f.ReadAt(doc, at.off)
+		_, err = f.ReadAt(doc, int64(at.off))
 		if err == nil {
 			return doc, true, nil
 		}

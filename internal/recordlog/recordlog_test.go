@@ -88,9 +88,10 @@ func TestPutGetDeleteAndReadBack(t *testing.T) {
 
 func TestRefusesMultiLineDocuments(t *testing.T) {
 	l := open(t, t.TempDir())
-	for _, d := range [][]byte{nil, []byte("{\n}")} {
+	huge := append(append([]byte(`{"pad":"`), bytes.Repeat([]byte("x"), maxDoc)...), `"}`...)
+	for _, d := range [][]byte{nil, []byte("{\n}"), huge} {
 		if err := l.Put(uuid.New(), d); err == nil {
-			t.Fatalf("%q must be refused", d)
+			t.Fatalf("%.40q must be refused", d)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"strconv"
 
@@ -68,6 +69,9 @@ func (l *Log) readSegment(s *segment, dead map[uuid.UUID]uint32) error {
 			return err
 		}
 		p, ok := parseLine(line)
+		if ok && off+int64(len(line)) > math.MaxUint32 {
+			ok = false // not a file this package wrote
+		}
 		if !ok {
 			l.logger.Warn("record journal: an unreadable line is skipped",
 				zap.String("file", s.f.Name()), zap.Int64("offset", off), zap.Int("bytes", len(line)))
@@ -152,5 +156,5 @@ func (l *Log) apply(s *segment, p line, off int64, dead map[uuid.UUID]uint32) {
 	}
 	// An equal version read later is the same document copied (a
 	// compaction) or a write retried after a failed one: the later wins.
-	l.index[p.id] = loc{seg: s.seq, n: uint32(p.docLen), ver: p.ver, off: off + int64(p.docStart)}
+	l.index[p.id] = loc{seg: s.seq, n: uint32(p.docLen), ver: p.ver, off: uint32(off) + uint32(p.docStart)}
 }

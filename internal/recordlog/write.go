@@ -63,7 +63,7 @@ func (l *Log) writeBatch(ops []op) error {
 			buf = append(buf, `,"deleted":true}`+"\n"...)
 		} else {
 			buf = append(buf, `,"doc":`...)
-			at.off, at.n = cur.size+int64(len(buf)), uint32(len(o.doc))
+			at.off, at.n = uint32(cur.size+int64(len(buf))), uint32(len(o.doc))
 			buf = append(buf, o.doc...)
 			buf = append(buf, "}\n"...)
 		}
