@@ -27,14 +27,17 @@ func init() {
 }
 
 // createFloorHandler is the least a Caddy handler can do to answer a
-// local create as proofgate does: read the body, store one document of a
-// record's size under a new key in the site's Caddy storage (one durable
-// write, through the very storage call proofgate's records take), and send
-// the create's status, headers and bytes, with nothing looked at in
-// between. It exists in the bench only: the most any handler that takes
-// this request, makes one durable write and sends this answer can reach,
-// so that a local create over it is proofgate's own work, and it over the
-// durable-write ceiling is what the HTTP exchange adds to a bare write.
+// local create as proofgate does while writing one file per record: read
+// the body, store one document of a record's size under a new key in the
+// site's Caddy storage (one durable write, the storage call proofgate's
+// records take with cluster or another storage module), and send the
+// create's status, headers and bytes, with nothing looked at in between.
+// It exists in the bench only: the most any handler that takes this
+// request, writes a file of its own for it and sends this answer can
+// reach; it over the durable-write ceiling is what the HTTP exchange adds
+// to a bare write. A single proofgate instance on file_system storage
+// group-commits its records to the record journal instead, so its creates
+// can pass this floor.
 type createFloorHandler struct {
 	// AnswerFile holds the answer to send and the document to store
 	// (createFloorAnswer as JSON). The bench writes it from its first

@@ -24,8 +24,8 @@
 // the same concurrency. Two handlers of the bench's own, the floors
 // (floor.go, createfloor.go), take the 400's and the create's requests and
 // send their answers with nothing else (the create floor with its one
-// durable write): what any handler pays there, so that proofgate's targets
-// over them are proofgate's own work.
+// durable write, a file of its own): what any handler pays there, so that
+// proofgate's 400 over its floor is proofgate's own work.
 //
 // Everything listens on 127.0.0.1; the data directory is removed at the end.
 package main

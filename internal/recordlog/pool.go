@@ -4,11 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/google/uuid"
 	"go.uber.org/zap"
 )
+
+// drainWait is how long Drain waits for a journal another process holds.
+var drainWait = 10 * time.Second
 
 // pool keeps one Log per directory across config reloads: the old and the
 // new module instance of a reload share it (they hold one lock).
@@ -41,13 +45,25 @@ func (l *Log) Destruct() error { return l.Close() }
 // journal moves none. A failed put leaves the journal as it was, with the
 // documents already written (they hold the same versions).
 func Drain(dir string, logger *zap.Logger, put func(id uuid.UUID, doc []byte) error) (int, error) {
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		return 0, nil
+	seqs, err := segmentFiles(dir)
+	if errors.Is(err, os.ErrNotExist) || (err == nil && len(seqs) == 0) {
+		return 0, nil // nothing to move, and no lock taken: instances start together
+	}
+	if err != nil {
+		return 0, err
 	}
 	if _, loaded := pool.References(dir); loaded {
 		return 0, fmt.Errorf("%w: this process keeps it open; restart to change how records are kept", ErrInUse)
 	}
-	l, err := Open(dir, logger)
+	// Another instance starting with cluster may be moving it now: wait
+	// for it a while (a process keeping the journal keeps it longer).
+	var l *Log
+	for deadline := time.Now().Add(drainWait); ; time.Sleep(50 * time.Millisecond) {
+		l, err = Open(dir, logger)
+		if !errors.Is(err, ErrInUse) || time.Now().After(deadline) {
+			break
+		}
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -59,8 +75,7 @@ func Drain(dir string, logger *zap.Logger, put func(id uuid.UUID, doc []byte) er
 	}); err != nil {
 		return 0, err
 	}
-	l.mu.Lock()
-	l.closed = true
+	l.mu.Lock() // nothing writes to a drained Log: no compaction can run
 	var errs []error
 	for seq, s := range l.segs {
 		_ = s.f.Close()

@@ -169,9 +169,13 @@ func (l *Log) stats() (records int, size int64) {
 }
 
 // Close waits for a compaction under way, closes the files and releases
-// the journal. Writes must have returned.
+// the journal; a second Close does nothing. Writes must have returned.
 func (l *Log) Close() error {
 	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return nil
+	}
 	l.closed = true
 	l.mu.Unlock()
 	l.compacting.Wait()

@@ -375,6 +375,12 @@ func TestDrain(t *testing.T) {
 	if n, err := Drain(filepath.Join(dir, "missing"), nil, nil); n != 0 || err != nil {
 		t.Fatalf("a missing journal: %d %v", n, err)
 	}
+	// An empty journal is not locked: another process may hold it.
+	holder := open(t, dir)
+	if n, err := Drain(dir, nil, nil); n != 0 || err != nil {
+		t.Fatalf("an empty journal: %d %v", n, err)
+	}
+	holder.Close()
 }
 
 func TestDrainFailureKeepsTheJournal(t *testing.T) {
@@ -394,6 +400,26 @@ func TestDrainFailureKeepsTheJournal(t *testing.T) {
 	mustGet(t, open(t, dir), id)
 }
 
+func TestDrainWaitsForAJournalHeldElsewhere(t *testing.T) {
+	defer func(d time.Duration) { drainWait = d }(drainWait)
+	drainWait = 300 * time.Millisecond
+	dir := t.TempDir()
+	holder := open(t, dir)
+	id := uuid.New()
+	if err := holder.Put(id, doc(id, "request-sent")); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := Drain(dir, nil, func(uuid.UUID, []byte) error { return nil }); !errors.Is(err, ErrInUse) || time.Since(start) < drainWait {
+		t.Fatalf("drain: %v after %v, want ErrInUse after waiting", err, time.Since(start))
+	}
+	// Released while Drain waits: it goes ahead.
+	go func() { time.Sleep(100 * time.Millisecond); holder.Close() }()
+	if n, err := Drain(dir, nil, func(uuid.UUID, []byte) error { return nil }); n != 1 || err != nil {
+		t.Fatalf("drain after release: %d %v", n, err)
+	}
+}
+
 func TestDrainRefusesAJournalThisProcessHolds(t *testing.T) {
 	dir := t.TempDir()
 	l, err := Acquire(dir, nil)
@@ -401,6 +427,9 @@ func TestDrainRefusesAJournalThisProcessHolds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer Release(l)
+	if err := l.Put(uuid.New(), []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := Drain(dir, nil, func(uuid.UUID, []byte) error { return nil }); !errors.Is(err, ErrInUse) {
 		t.Fatalf("drain: %v, want ErrInUse", err)
 	}
