@@ -20,8 +20,11 @@ func (l *Log) maybeCompact() {
 			continue
 		}
 		// A small file is folded in whatever it holds: each start and each
-		// failed write leaves one behind, and their number should stay small.
-		if s.live*2 > s.size && s.size >= segmentMax/16 {
+		// failed write leaves one behind, and their number should stay
+		// small. A file still holding a record deleted scrubAfter ago is
+		// compacted too, so that deleted records leave the disk.
+		scrub := !s.deletedAt.IsZero() && l.now().Sub(s.deletedAt) >= scrubAfter
+		if s.live*2 > s.size && s.size >= segmentMax/16 && !scrub {
 			continue
 		}
 		if victim == nil || s.seq < victim.seq {
@@ -111,6 +114,35 @@ func (l *Log) compactFailed(s *segment, err error) {
 	l.mu.Unlock()
 	l.logger.Warn("record journal: compaction failed; the file stays for a later one",
 		zap.String("file", s.f.Name()), zap.Error(err))
+}
+
+// scrubAfter bounds how long a deleted record's bytes stay on disk: the
+// file being written is finished once it is this old, and a finished file
+// holding a record deleted this long ago is compacted. A deleted record is
+// so gone within about twice this (a variable for the tests).
+var scrubAfter = 12 * time.Hour
+
+// startScrub looks every few minutes for a file to finish or compact
+// (writes look too; this is for a journal nothing writes to).
+func (l *Log) startScrub() {
+	t := time.NewTicker(min(scrubAfter/8, 10*time.Minute))
+	done := make(chan struct{})
+	l.stopScrub = func() { t.Stop(); close(done) }
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				l.mu.Lock()
+				if c := l.cur; c != nil && !c.deletedAt.IsZero() && l.now().Sub(c.opened) >= scrubAfter {
+					l.cur = nil // the next write starts another file
+				}
+				l.maybeCompact()
+				l.mu.Unlock()
+			}
+		}
+	}()
 }
 
 // forEachLive calls fn with every record held, reading each from disk.

@@ -95,7 +95,7 @@ func Snapshot(dir string) (map[uuid.UUID][]byte, error) {
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		return map[uuid.UUID][]byte{}, nil
 	}
-	l := &Log{dir: dir, logger: zap.NewNop(), index: make(map[uuid.UUID]loc), segs: make(map[uint32]*segment)}
+	l := &Log{dir: dir, logger: zap.NewNop(), index: make(map[uuid.UUID]loc), segs: make(map[uint32]*segment), now: time.Now}
 	defer l.closeFiles()
 	if err := l.replay(); err != nil {
 		return nil, err

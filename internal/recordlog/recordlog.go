@@ -94,6 +94,10 @@ type segment struct {
 	// tombs are the deletions this file holds, with their versions: they
 	// must outlive every older file, which may hold what they delete.
 	tombs map[uuid.UUID]uint32
+	// opened is when this process started the file (zero for one read
+	// back); deletedAt is when a record this file holds was first deleted
+	// (zero: none since it was written or read back clean).
+	opened, deletedAt time.Time
 }
 
 // op is one line to write.
@@ -125,6 +129,8 @@ type Log struct {
 	buf    []byte // the batch being written (the committer's goroutine)
 
 	stopReport func() // the metrics' hold on the Log
+	stopScrub  func() // stops the scrub timer
+	now        func() time.Time
 
 	compacting sync.WaitGroup
 	busy       bool      // a compaction runs (under mu)
@@ -150,11 +156,13 @@ func Open(dir string, logger *zap.Logger) (*Log, error) {
 	}
 	l := &Log{dir: dir, logger: logger, lock: lock, index: make(map[uuid.UUID]loc), segs: make(map[uint32]*segment), next: 1}
 	l.commit.Write, l.commit.Max = l.writeBatch, maxBatch
+	l.now = time.Now
 	if err := l.replay(); err != nil {
 		l.closeFiles()
 		return nil, err
 	}
 	l.stopReport = metrics.ReportJournal(l.stats)
+	l.startScrub()
 	return l, nil
 }
 
@@ -178,6 +186,9 @@ func (l *Log) Close() error {
 	}
 	l.closed = true
 	l.mu.Unlock()
+	if l.stopScrub != nil {
+		l.stopScrub()
+	}
 	l.compacting.Wait()
 	if l.stopReport != nil {
 		l.stopReport()

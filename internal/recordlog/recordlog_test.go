@@ -535,3 +535,53 @@ func TestStats(t *testing.T) {
 		t.Fatalf("stats %d records, %d bytes; file %d bytes", records, size, fi.Size())
 	}
 }
+
+// TestDeletedRecordsLeaveTheDisk: with nothing more written, a deleted
+// record's bytes are gone from every file within about twice scrubAfter;
+// what was not deleted stays readable.
+func TestDeletedRecordsLeaveTheDisk(t *testing.T) {
+	defer func(d time.Duration) { scrubAfter = d }(scrubAfter)
+	scrubAfter = 80 * time.Millisecond
+	dir := t.TempDir()
+	l := open(t, dir)
+	keep, gone := uuid.New(), uuid.New()
+	secret := []byte(`{"presentation":"personal data of ` + gone.String() + `"}`)
+	if err := l.Put(keep, doc(keep, "done")); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Put(gone, secret); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Delete(gone); err != nil {
+		t.Fatal(err)
+	}
+	onDisk := func() bool {
+		for _, seq := range files(t, dir) {
+			b, err := os.ReadFile(l.path(seq))
+			if err == nil && bytes.Contains(b, secret) {
+				return true
+			}
+		}
+		return false
+	}
+	if !onDisk() {
+		t.Fatal("the test needs the deleted bytes on disk at first")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for onDisk() {
+		if time.Now().After(deadline) {
+			t.Fatal("a deleted record's bytes are still on disk")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	waitCompacted(t, l)
+	if got := mustGet(t, l, keep); !bytes.Equal(got, doc(keep, "done")) {
+		t.Fatalf("keep: %s", got)
+	}
+	l.Close()
+	again := open(t, dir)
+	mustGet(t, again, keep)
+	if again.Has(gone) {
+		t.Fatal("the deleted record came back")
+	}
+}

@@ -36,6 +36,17 @@ func (l *Log) replay() error {
 	for _, at := range l.index {
 		l.segs[at.seg].live += at.lineLen()
 	}
+	// Which superseded lines were deletions is not kept: a file holding
+	// any counts as holding deleted records since it was last written.
+	for _, s := range l.segs {
+		if s.live < s.size {
+			if fi, err := s.f.Stat(); err == nil {
+				s.deletedAt = fi.ModTime()
+			} else {
+				s.deletedAt = l.now()
+			}
+		}
+	}
 	return nil
 }
 

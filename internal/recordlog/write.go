@@ -27,7 +27,7 @@ func (l *Log) writeBatch(ops []op) error {
 		l.mu.Unlock()
 		return errClosed
 	}
-	if l.cur == nil || l.cur.size >= segmentMax {
+	if l.cur == nil || l.cur.size >= segmentMax || l.now().Sub(l.cur.opened) >= scrubAfter {
 		if err := l.startSegment(); err != nil {
 			l.mu.Unlock()
 			return err
@@ -99,7 +99,11 @@ func (l *Log) writeBatch(ops []op) error {
 				continue
 			}
 			if had {
-				l.segs[old.seg].live -= old.lineLen()
+				held := l.segs[old.seg]
+				held.live -= old.lineLen()
+				if held.deletedAt.IsZero() {
+					held.deletedAt = l.now()
+				}
 				delete(l.index, p.op.id)
 			}
 			continue
@@ -130,7 +134,7 @@ func (l *Log) startSegment() error {
 		f.Close()
 		return errors.Join(err, os.Remove(f.Name()))
 	}
-	s := &segment{seq: seq, f: f, tombs: make(map[uuid.UUID]uint32)}
+	s := &segment{seq: seq, f: f, tombs: make(map[uuid.UUID]uint32), opened: l.now()}
 	l.segs[seq], l.cur, l.next = s, s, seq+1
 	return nil
 }
