@@ -15,7 +15,7 @@ type journalCollector struct {
 
 var journals = &journalCollector{
 	records: prometheus.NewDesc(prometheus.BuildFQName(namespace, subsystem, "record_journal_records"),
-		"Proof records in the local verifier's record journal (each one's place held in memory, about 85 bytes). record_retention bounds them.", nil, nil),
+		"Proof records in the local verifier's record journal (each one's place held in memory, about 35–45 bytes). record_retention bounds them.", nil, nil),
 	bytes: prometheus.NewDesc(prometheus.BuildFQName(namespace, subsystem, "record_journal_bytes"),
 		"Bytes of the record journal's files on disk, superseded versions included until compaction.", nil, nil),
 }

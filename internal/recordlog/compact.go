@@ -53,11 +53,11 @@ func (l *Log) compact(s *segment) {
 	}()
 	l.mu.RLock()
 	var moves []op
-	for id, at := range l.index {
+	l.index.each(func(id uuid.UUID, at loc) {
 		if at.seg == s.seq {
 			moves = append(moves, op{id: id, move: true, from: at})
 		}
-	}
+	})
 	older := false
 	for seq := range l.segs {
 		older = older || seq < s.seq

@@ -95,12 +95,12 @@ func Snapshot(dir string) (map[uuid.UUID][]byte, error) {
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		return map[uuid.UUID][]byte{}, nil
 	}
-	l := &Log{dir: dir, logger: zap.NewNop(), index: make(map[uuid.UUID]loc), segs: make(map[uint32]*segment), now: time.Now}
+	l := &Log{dir: dir, logger: zap.NewNop(), index: newIndex(), segs: make(map[uint32]*segment), now: time.Now}
 	defer l.closeFiles()
 	if err := l.replay(); err != nil {
 		return nil, err
 	}
-	out := make(map[uuid.UUID][]byte, len(l.index))
+	out := make(map[uuid.UUID][]byte, l.index.len())
 	return out, l.forEachLive(func(id uuid.UUID, doc []byte) error {
 		out[id] = doc
 		return nil

@@ -61,7 +61,7 @@ const (
 var ErrInUse = errors.New("recordlog: the journal is in use by another process")
 
 // loc is where the current version of a record is: 16 bytes, as one is
-// held in memory for every record (about 85 bytes a record with the map).
+// held for every record (index.go).
 // Offsets fit in 32 bits: a file is finished at segmentMax, and one batch
 // adds at most maxBatch documents of maxDoc.
 type loc struct {
@@ -120,7 +120,7 @@ type Log struct {
 	lock   *os.File
 
 	mu    sync.RWMutex
-	index map[uuid.UUID]loc
+	index *index
 	segs  map[uint32]*segment
 	cur   *segment // the file appended to; nil before the first write
 	next  uint32   // the next file's sequence number
@@ -154,7 +154,7 @@ func Open(dir string, logger *zap.Logger) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Log{dir: dir, logger: logger, lock: lock, index: make(map[uuid.UUID]loc), segs: make(map[uint32]*segment), next: 1}
+	l := &Log{dir: dir, logger: logger, lock: lock, index: newIndex(), segs: make(map[uint32]*segment), next: 1}
 	l.commit.Write, l.commit.Max = l.writeBatch, maxBatch
 	l.now = time.Now
 	if err := l.replay(); err != nil {
@@ -173,7 +173,7 @@ func (l *Log) stats() (records int, size int64) {
 	for _, s := range l.segs {
 		size += s.size
 	}
-	return len(l.index), size
+	return l.index.len(), size
 }
 
 // Close waits for a compaction under way, closes the files and releases
@@ -230,7 +230,7 @@ func (l *Log) Delete(id uuid.UUID) error {
 func (l *Log) Has(id uuid.UUID) bool {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	_, ok := l.index[id]
+	_, ok := l.index.get(id)
 	return ok
 }
 
@@ -238,7 +238,7 @@ func (l *Log) Has(id uuid.UUID) bool {
 func (l *Log) Get(id uuid.UUID) (doc []byte, ok bool, err error) {
 	for range 3 {
 		l.mu.RLock()
-		at, found := l.index[id]
+		at, found := l.index.get(id)
 		var f *os.File
 		if found {
 			f = l.segs[at.seg].f
@@ -264,10 +264,8 @@ func (l *Log) Get(id uuid.UUID) (doc []byte, ok bool, err error) {
 func (l *Log) IDs() []uuid.UUID {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	ids := make([]uuid.UUID, 0, len(l.index))
-	for id := range l.index {
-		ids = append(ids, id)
-	}
+	ids := make([]uuid.UUID, 0, l.index.len())
+	l.index.each(func(id uuid.UUID, _ loc) { ids = append(ids, id) })
 	return ids
 }
 
@@ -275,7 +273,7 @@ func (l *Log) IDs() []uuid.UUID {
 func (l *Log) Len() int {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	return len(l.index)
+	return l.index.len()
 }
 
 // segmentFiles lists the journal's files by sequence number.

@@ -338,7 +338,7 @@ func TestMoveOfAChangedRecordIsDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.mu.RLock()
-	from := l.index[id]
+	from, _ := l.index.get(id)
 	l.mu.RUnlock()
 	if err := l.Put(id, doc(id, "two")); err != nil {
 		t.Fatal(err)

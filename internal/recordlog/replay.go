@@ -33,9 +33,7 @@ func (l *Log) replay() error {
 			return err
 		}
 	}
-	for _, at := range l.index {
-		l.segs[at.seg].live += at.lineLen()
-	}
+	l.index.each(func(_ uuid.UUID, at loc) { l.segs[at.seg].live += at.lineLen() })
 	// Which superseded lines were deletions is not kept: a file holding
 	// any counts as holding deleted records since it was last written.
 	for _, s := range l.segs {
@@ -154,18 +152,18 @@ func (l *Log) apply(s *segment, p line, off int64, dead map[uuid.UUID]uint32) {
 		if d, ok := dead[p.id]; !ok || p.ver > d {
 			dead[p.id] = p.ver
 		}
-		if at, ok := l.index[p.id]; ok && at.ver <= p.ver {
-			delete(l.index, p.id)
+		if at, ok := l.index.get(p.id); ok && at.ver <= p.ver {
+			l.index.del(p.id)
 		}
 		return
 	}
 	if d, ok := dead[p.id]; ok && d >= p.ver {
 		return
 	}
-	if at, ok := l.index[p.id]; ok && at.ver > p.ver {
+	if at, ok := l.index.get(p.id); ok && at.ver > p.ver {
 		return
 	}
 	// An equal version read later is the same document copied (a
 	// compaction) or a write retried after a failed one: the later wins.
-	l.index[p.id] = loc{seg: s.seq, n: uint32(p.docLen), ver: p.ver, off: uint32(off) + uint32(p.docStart)}
+	l.index.set(p.id, loc{seg: s.seq, n: uint32(p.docLen), ver: p.ver, off: uint32(off) + uint32(p.docStart)})
 }

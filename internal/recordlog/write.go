@@ -40,14 +40,15 @@ func (l *Log) writeBatch(ops []op) error {
 		var ver uint32
 		switch {
 		case o.move:
-			if at, ok := l.index[o.id]; !ok || at != o.from {
+			if at, ok := l.index.get(o.id); !ok || at != o.from {
 				continue // written or deleted since the compaction read it
 			}
 			ver = o.from.ver
 		case o.carry:
 			ver = o.ver
 		default:
-			ver = l.index[o.id].ver + 1
+			held, _ := l.index.get(o.id)
+			ver = held.ver + 1
 			for _, p := range done { // a second write of one id in a batch
 				if p.op.id == o.id && p.at.ver >= ver {
 					ver = p.at.ver + 1
@@ -92,7 +93,7 @@ func (l *Log) writeBatch(ops []op) error {
 		return err
 	}
 	for _, p := range done {
-		old, had := l.index[p.op.id]
+		old, had := l.index.get(p.op.id)
 		if p.op.doc == nil {
 			cur.tombs[p.op.id] = p.at.ver
 			if p.op.carry {
@@ -104,14 +105,14 @@ func (l *Log) writeBatch(ops []op) error {
 				if held.deletedAt.IsZero() {
 					held.deletedAt = l.now()
 				}
-				delete(l.index, p.op.id)
+				l.index.del(p.op.id)
 			}
 			continue
 		}
 		if had {
 			l.segs[old.seg].live -= old.lineLen()
 		}
-		l.index[p.op.id] = p.at
+		l.index.set(p.op.id, p.at)
 		cur.live += p.at.lineLen()
 	}
 	cur.size += int64(len(buf))
