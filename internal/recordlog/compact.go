@@ -21,9 +21,10 @@ func (l *Log) maybeCompact() {
 		}
 		// A small file is folded in whatever it holds: each start and each
 		// failed write leaves one behind, and their number should stay
-		// small. A file still holding a record deleted scrubAfter ago is
-		// compacted too, so that deleted records leave the disk.
-		scrub := !s.deletedAt.IsZero() && l.now().Sub(s.deletedAt) >= scrubAfter
+		// small. A file holding a line superseded or deleted scrubAfter
+		// ago is compacted too, so that every version of a deleted record
+		// leaves the disk (which lines were deletions is not tracked).
+		scrub := !s.garbageAt.IsZero() && l.now().Sub(s.garbageAt) >= scrubAfter
 		if s.live*2 > s.size && s.size >= segmentMax/16 && !scrub {
 			continue
 		}
@@ -118,8 +119,9 @@ func (l *Log) compactFailed(s *segment, err error) {
 
 // scrubAfter bounds how long a deleted record's bytes stay on disk: the
 // file being written is finished once it is this old, and a finished file
-// holding a record deleted this long ago is compacted. A deleted record is
-// so gone within about twice this (a variable for the tests).
+// holding a line superseded or deleted this long ago is compacted. Every
+// version of a deleted record is so gone within about twice this; each
+// file is rewritten at most once in this time (a variable for the tests).
 var scrubAfter = 12 * time.Hour
 
 // startScrub looks every few minutes for a file to finish or compact
@@ -135,7 +137,7 @@ func (l *Log) startScrub() {
 				return
 			case <-t.C:
 				l.mu.Lock()
-				if c := l.cur; c != nil && !c.deletedAt.IsZero() && l.now().Sub(c.opened) >= scrubAfter {
+				if c := l.cur; c != nil && !c.garbageAt.IsZero() && l.now().Sub(c.opened) >= scrubAfter {
 					l.cur = nil // the next write starts another file
 				}
 				l.maybeCompact()

@@ -95,9 +95,9 @@ type segment struct {
 	// must outlive every older file, which may hold what they delete.
 	tombs map[uuid.UUID]uint32
 	// opened is when this process started the file (zero for one read
-	// back); deletedAt is when a record this file holds was first deleted
-	// (zero: none since it was written or read back clean).
-	opened, deletedAt time.Time
+	// back); garbageAt is when a line of it first stopped being current,
+	// superseded or deleted (zero: every line is current).
+	opened, garbageAt time.Time
 }
 
 // op is one line to write.

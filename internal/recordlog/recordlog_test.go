@@ -585,3 +585,62 @@ func TestDeletedRecordsLeaveTheDisk(t *testing.T) {
 		t.Fatal("the deleted record came back")
 	}
 }
+
+// TestEveryVersionOfADeletedRecordLeaves: an earlier version of a deleted
+// record, in a large file that is otherwise current (so neither small nor
+// mostly superseded), leaves the disk too.
+func TestEveryVersionOfADeletedRecordLeaves(t *testing.T) {
+	defer func(d time.Duration, n int64) { scrubAfter, segmentMax = d, n }(scrubAfter, segmentMax)
+	scrubAfter, segmentMax = 200*time.Millisecond, 1<<20
+	dir := t.TempDir()
+	first, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []uuid.UUID
+	pad := bytes.Repeat([]byte("x"), 4000)
+	for range 30 {
+		id := uuid.New()
+		kept = append(kept, id)
+		if err := first.Put(id, []byte(`{"pad":"`+string(pad)+`"}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gone := uuid.New()
+	v1 := []byte(`{"presentation":"first version, personal"}`)
+	v2 := []byte(`{"presentation":"second version, personal"}`)
+	if err := first.Put(gone, v1); err != nil {
+		t.Fatal(err)
+	}
+	first.Close()
+
+	l := open(t, dir)
+	if err := l.Put(gone, v2); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Delete(gone); err != nil {
+		t.Fatal(err)
+	}
+	onDisk := func(b []byte) bool {
+		for _, seq := range files(t, dir) {
+			if f, err := os.ReadFile(l.path(seq)); err == nil && bytes.Contains(f, b) {
+				return true
+			}
+		}
+		return false
+	}
+	if !onDisk(v1) || !onDisk(v2) {
+		t.Fatal("the test needs both versions on disk at first")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for onDisk(v1) || onDisk(v2) {
+		if time.Now().After(deadline) {
+			t.Fatalf("still on disk: first version %v, second %v", onDisk(v1), onDisk(v2))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	waitCompacted(t, l)
+	for _, id := range kept {
+		mustGet(t, l, id)
+	}
+}

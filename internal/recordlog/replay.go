@@ -34,14 +34,14 @@ func (l *Log) replay() error {
 		}
 	}
 	l.index.each(func(_ uuid.UUID, at loc) { l.segs[at.seg].live += at.lineLen() })
-	// Which superseded lines were deletions is not kept: a file holding
-	// any counts as holding deleted records since it was last written.
+	// When a file's lines stopped being current is not kept: since its
+	// last write at the latest.
 	for _, s := range l.segs {
 		if s.live < s.size {
 			if fi, err := s.f.Stat(); err == nil {
-				s.deletedAt = fi.ModTime()
+				s.garbageAt = fi.ModTime()
 			} else {
-				s.deletedAt = l.now()
+				s.garbageAt = l.now()
 			}
 		}
 	}

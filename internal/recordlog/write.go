@@ -100,17 +100,13 @@ func (l *Log) writeBatch(ops []op) error {
 				continue
 			}
 			if had {
-				held := l.segs[old.seg]
-				held.live -= old.lineLen()
-				if held.deletedAt.IsZero() {
-					held.deletedAt = l.now()
-				}
+				l.superseded(old)
 				l.index.del(p.op.id)
 			}
 			continue
 		}
 		if had {
-			l.segs[old.seg].live -= old.lineLen()
+			l.superseded(old)
 		}
 		l.index.set(p.op.id, p.at)
 		cur.live += p.at.lineLen()
@@ -121,6 +117,17 @@ func (l *Log) writeBatch(ops []op) error {
 	}
 	l.maybeCompact()
 	return nil
+}
+
+// superseded takes the line at old out of its file's live bytes, and
+// notes when the file first held a line no longer current: every version
+// of a deleted record is such a line, wherever it is. l.mu is held.
+func (l *Log) superseded(old loc) {
+	s := l.segs[old.seg]
+	s.live -= old.lineLen()
+	if s.garbageAt.IsZero() {
+		s.garbageAt = l.now()
+	}
 }
 
 // startSegment creates the next file, durably (its directory entry synced
