@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/uuid"
 	"go.uber.org/zap"
+
+	"github.com/proofgate/proofgate/internal/diskfile"
 )
 
 // maybeCompact starts compacting one finished file when it is mostly
@@ -101,7 +103,14 @@ func (l *Log) compact(s *segment) {
 	delete(l.segs, s.seq)
 	_ = s.f.Close()
 	l.mu.Unlock()
-	if err := os.Remove(s.f.Name()); err != nil {
+	// The removal is made durable before anything relies on it: a later
+	// compaction drops deletions once no older file remains, and a file
+	// that came back after a crash would bring back what they deleted.
+	err := os.Remove(s.f.Name())
+	if err == nil {
+		err = diskfile.SyncDir(l.dir)
+	}
+	if err != nil {
 		l.logger.Warn("record journal: removing a compacted file", zap.String("file", s.f.Name()), zap.Error(err))
 	}
 }

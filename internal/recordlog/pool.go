@@ -9,6 +9,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/google/uuid"
 	"go.uber.org/zap"
+
+	"github.com/proofgate/proofgate/internal/diskfile"
 )
 
 // drainWait is how long Drain waits for a journal another process holds.
@@ -85,6 +87,11 @@ func Drain(dir string, logger *zap.Logger, put func(id uuid.UUID, doc []byte) er
 		delete(l.segs, seq)
 	}
 	l.mu.Unlock()
+	// Durably gone: a journal file that came back after a crash would be
+	// drained again, over documents changed since.
+	if err := diskfile.SyncDir(dir); err != nil {
+		errs = append(errs, err)
+	}
 	return n, errors.Join(errs...)
 }
 
