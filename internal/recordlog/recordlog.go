@@ -16,9 +16,11 @@
 //
 // Files are named by a sequence number (<seq>.jsonl). A process appends to
 // a file it starts itself, never to one read back, and starts another
-// after segmentMax bytes or a failed write. Compaction copies the current
-// records of a file that is mostly superseded to the end of the journal,
-// through the same commits, and then removes the file. A lock file keeps a
+// after segmentMax bytes, scrubAfter or a failed write. Compaction copies
+// the current records of a file that is mostly superseded, small, or held
+// a superseded line for scrubAfter (so deleted records leave the disk) to
+// the end of the journal, through the same commits, and then removes the
+// file. Every record's place is in memory (index.go). A lock file keeps a
 // second process out: instances that share a storage keep per-record
 // documents instead (the local verifier's cluster option).
 package recordlog
