@@ -11,7 +11,8 @@ import (
 )
 
 // maybeCompact starts compacting one finished file when it is mostly
-// superseded (or small), unless a compaction runs. l.mu is held.
+// superseded, small, or has held a superseded line for scrubAfter, unless
+// a compaction runs. l.mu is held.
 func (l *Log) maybeCompact() {
 	if l.busy || l.closed || time.Now().Before(l.retryAt) {
 		return
