@@ -64,7 +64,7 @@ type exampleServer struct {
 	t    *testing.T
 	cmd  *exec.Cmd
 	url  string
-	logs *bytes.Buffer
+	logs *lockedBuffer
 	// admin is the admin endpoint's base URL; home holds autosave.json
 	// (under caddy/).
 	admin, home string
@@ -90,7 +90,7 @@ func runExampleFile(t *testing.T, file string, port int, env ...string) *example
 		fmt.Sprintf("PROOFGATE_PUBLIC_URL=http://127.0.0.1:%d", port),
 	)
 	cmd.Env = append(cmd.Env, env...)
-	logs := new(bytes.Buffer)
+	logs := new(lockedBuffer)
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -252,4 +252,23 @@ func TestSecondProcessOnOneDataDirIsRefused(t *testing.T) {
 	if cmd.ProcessState.Success() || !bytes.Contains(out, []byte("instances that share a storage must all set cluster")) {
 		t.Fatalf("exit %v, logs:\n%s", cmd.ProcessState, out)
 	}
+}
+
+// lockedBuffer collects a child process's output, which its copying
+// goroutine writes while a test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -54,7 +53,7 @@ const clusterKey = "cluster-test-key-0123456789abcdef"
 type clusterNode struct {
 	url  string
 	cmd  *exec.Cmd
-	logs *bytes.Buffer
+	logs *lockedBuffer
 }
 
 // startCluster starts n Caddy processes (the built binary) sharing one
@@ -74,7 +73,7 @@ func startCluster(t *testing.T, n int, smtpAddr string) ([]*clusterNode, string)
 		cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "XDG_DATA_HOME="+home,
 			fmt.Sprintf("PORT=%d", port), fmt.Sprintf("ADMIN_PORT=%d", admin), "DATA="+data, "SMTP="+smtpAddr,
 			"CLUSTER_KEY="+clusterKey)
-		node := &clusterNode{url: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, logs: new(bytes.Buffer)}
+		node := &clusterNode{url: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, logs: new(lockedBuffer)}
 		cmd.Stdout, cmd.Stderr = node.logs, node.logs
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
