@@ -72,32 +72,30 @@ func BenchmarkGet(b *testing.B) {
 }
 
 // BenchmarkIndexMemory reports the heap one record's place takes in
-// memory (the "B/record" column), at 500,000 records; /map is what a Go
+// memory (the "B/record" column), at 500,000 records; …Map is what a Go
 // map of them took.
 func BenchmarkIndexMemory(b *testing.B) {
-	const n = 500000
-	ids := make([]uuid.UUID, n)
-	for i := range ids {
-		ids[i] = uuid.New()
-	}
-	var perRecord float64
-	for b.Loop() {
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
+	heapPerRecord(b, func(ids []uuid.UUID) any {
 		index := newIndex()
 		for i, id := range ids {
 			index.set(id, loc{seg: 1, n: 4600, ver: 1, off: uint32(i)})
 		}
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		perRecord = float64(after.HeapAlloc-before.HeapAlloc) / n
-		runtime.KeepAlive(index)
-	}
-	b.ReportMetric(perRecord, "B/record")
+		return index
+	})
 }
 
 func BenchmarkIndexMemoryMap(b *testing.B) {
+	heapPerRecord(b, func(ids []uuid.UUID) any {
+		index := make(map[uuid.UUID]loc)
+		for i, id := range ids {
+			index[id] = loc{seg: 1, n: 4600, ver: 1, off: uint32(i)}
+		}
+		return index
+	})
+}
+
+// heapPerRecord reports the heap what fill builds holds per id.
+func heapPerRecord(b *testing.B, fill func([]uuid.UUID) any) {
 	const n = 500000
 	ids := make([]uuid.UUID, n)
 	for i := range ids {
@@ -108,14 +106,11 @@ func BenchmarkIndexMemoryMap(b *testing.B) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		index := make(map[uuid.UUID]loc)
-		for i, id := range ids {
-			index[id] = loc{seg: 1, n: 4600, ver: 1, off: uint32(i)}
-		}
+		built := fill(ids)
 		runtime.GC()
 		runtime.ReadMemStats(&after)
 		perRecord = float64(after.HeapAlloc-before.HeapAlloc) / n
-		runtime.KeepAlive(index)
+		runtime.KeepAlive(built)
 	}
 	b.ReportMetric(perRecord, "B/record")
 }
