@@ -113,3 +113,19 @@ func Snapshot(dir string) (map[uuid.UUID][]byte, error) {
 		return nil
 	})
 }
+
+// forEachLive calls fn with every record held, reading each from disk.
+func (l *Log) forEachLive(fn func(id uuid.UUID, doc []byte) error) error {
+	for _, id := range l.IDs() {
+		doc, ok, err := l.Get(id)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if err := fn(id, doc); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

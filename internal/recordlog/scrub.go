@@ -1,0 +1,33 @@
+package recordlog
+
+import "time"
+
+// scrubAfter bounds how long a deleted record's bytes stay on disk: the
+// file being written is finished once it is this old, and a finished file
+// holding a line superseded or deleted this long ago is compacted. Every
+// version of a deleted record is so gone within about twice this; each
+// file is rewritten at most once in this time (a variable for the tests).
+var scrubAfter = 12 * time.Hour
+
+// startScrub looks every few minutes for a file to finish or compact
+// (writes look too; this is for a journal nothing writes to).
+func (l *Log) startScrub() {
+	t := time.NewTicker(min(scrubAfter/8, 10*time.Minute))
+	done := make(chan struct{})
+	l.stopScrub = func() { t.Stop(); close(done) }
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				l.mu.Lock()
+				if c := l.cur; c != nil && !c.garbageAt.IsZero() && l.now().Sub(c.opened) >= scrubAfter {
+					l.cur = nil // the next write starts another file
+				}
+				l.maybeCompact()
+				l.mu.Unlock()
+			}
+		}
+	}()
+}
