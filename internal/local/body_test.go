@@ -47,6 +47,10 @@ func TestServeDIDCommStalledBodies(t *testing.T) {
 	// whole budget. Small, complete envelopes probe until they are refused
 	// (before the stalled one is under way they are read, and get 400).
 	stalled := send(MaxDIDCommBody, strings.Repeat("{", 1000))
+	// Let the server take its headers and reserve the budget before any
+	// probe: a probe reserving first would get the stalled one refused
+	// (the order, not the budget, is then what the test would see).
+	time.Sleep(200 * time.Millisecond)
 	refused := false
 	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		if answer(send(2, "{}")) == http.StatusServiceUnavailable {
