@@ -165,7 +165,7 @@ caddy_proofgate_outbox_oldest_age_seconds{kind="webhook"} 0
 
 // TestOwnersCollector: open logs add up; a closed one is no longer asked.
 func TestOwnersCollector(t *testing.T) {
-	o := &ownersCollector{held: owners.held, expired: owners.expired}
+	o := &summedPair{first: owners.first, second: owners.second, firstType: owners.firstType, secondType: owners.secondType}
 	saved := owners
 	owners = o
 	defer func() { owners = saved }()
