@@ -1,0 +1,125 @@
+package recordlog
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+func TestDrain(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := uuid.New(), uuid.New()
+	for _, id := range []uuid.UUID{a, b} {
+		if err := l.Put(id, doc(id, "request-sent")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+	got := map[uuid.UUID][]byte{}
+	n, err := Drain(dir, nil, func(id uuid.UUID, d []byte) error { got[id] = d; return nil })
+	if err != nil || n != 2 || !bytes.Equal(got[a], doc(a, "request-sent")) || !bytes.Equal(got[b], doc(b, "request-sent")) {
+		t.Fatalf("drain: %d %v %v", n, err, got)
+	}
+	if n := len(files(t, dir)); n != 0 {
+		t.Fatalf("%d files left", n)
+	}
+	if n, err := Drain(filepath.Join(dir, "missing"), nil, nil); n != 0 || err != nil {
+		t.Fatalf("a missing journal: %d %v", n, err)
+	}
+	// An empty journal is not locked: another process may hold it.
+	holder := open(t, dir)
+	if n, err := Drain(dir, nil, nil); n != 0 || err != nil {
+		t.Fatalf("an empty journal: %d %v", n, err)
+	}
+	holder.Close()
+}
+
+func TestDrainFailureKeepsTheJournal(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := uuid.New()
+	if err := l.Put(id, doc(id, "request-sent")); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	if _, err := Drain(dir, nil, func(uuid.UUID, []byte) error { return errors.New("storage down") }); err == nil {
+		t.Fatal("want the put's error")
+	}
+	mustGet(t, open(t, dir), id)
+}
+
+func TestDrainWaitsForAJournalHeldElsewhere(t *testing.T) {
+	defer func(d time.Duration) { drainWait = d }(drainWait)
+	drainWait = 300 * time.Millisecond
+	dir := t.TempDir()
+	holder := open(t, dir)
+	id := uuid.New()
+	if err := holder.Put(id, doc(id, "request-sent")); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := Drain(dir, nil, func(uuid.UUID, []byte) error { return nil }); !errors.Is(err, ErrInUse) || time.Since(start) < drainWait {
+		t.Fatalf("drain: %v after %v, want ErrInUse after waiting", err, time.Since(start))
+	}
+	// Released while Drain waits: it goes ahead.
+	go func() { time.Sleep(100 * time.Millisecond); holder.Close() }()
+	if n, err := Drain(dir, nil, func(uuid.UUID, []byte) error { return nil }); n != 1 || err != nil {
+		t.Fatalf("drain after release: %d %v", n, err)
+	}
+}
+
+func TestDrainRefusesAJournalThisProcessHolds(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Acquire(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Release(l)
+	if err := l.Put(uuid.New(), []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Drain(dir, nil, func(uuid.UUID, []byte) error { return nil }); !errors.Is(err, ErrInUse) {
+		t.Fatalf("drain: %v, want ErrInUse", err)
+	}
+	again, err := Acquire(dir, nil)
+	if err != nil || again != l {
+		t.Fatalf("a second Acquire must share the Log: %v", err)
+	}
+	Release(again)
+}
+
+func TestSnapshotBesideTheWriter(t *testing.T) {
+	dir := t.TempDir()
+	l := open(t, dir)
+	a, b := uuid.New(), uuid.New()
+	for _, id := range []uuid.UUID{a, b} {
+		if err := l.Put(id, doc(id, "request-sent")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Delete(b); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Snapshot(dir)
+	if err != nil || len(got) != 1 || !bytes.Equal(got[a], doc(a, "request-sent")) {
+		t.Fatalf("snapshot %v %v", got, err)
+	}
+	// The writer keeps its journal.
+	if err := l.Put(b, doc(b, "again")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Snapshot(filepath.Join(dir, "missing")); err != nil || len(got) != 0 {
+		t.Fatalf("missing: %v %v", got, err)
+	}
+}
