@@ -20,7 +20,6 @@ import (
 // Names are record ids.
 type recordStore interface {
 	Put(ctx context.Context, name string, v any) error
-	Get(ctx context.Context, name string, v any) error
 	Load(ctx context.Context, name string) ([]byte, error)
 	Delete(ctx context.Context, name string) error
 	List(ctx context.Context) ([]string, error)
@@ -103,17 +102,6 @@ func (j journaled) Load(ctx context.Context, name string) ([]byte, error) {
 		return b, nil
 	}
 	return j.docs.Load(ctx, name)
-}
-
-func (j journaled) Get(ctx context.Context, name string, v any) error {
-	b, err := j.Load(ctx, name)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("proofs: decoding record %s: %w", name, err)
-	}
-	return nil
 }
 
 // Delete writes a deletion to the journal even for a record it does not

@@ -262,12 +262,16 @@ func (s *Service) Load(ctx context.Context, recordID string) (*Doc, error) {
 }
 
 func (s *Service) load(ctx context.Context, id uuid.UUID) (*Doc, error) {
+	b, err := s.records.Load(ctx, id.String())
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, backend.ErrNotFound
+	}
+	if err != nil {
+		return nil, err // the store marks I/O failures backend.ErrUnavailable
+	}
 	var doc Doc
-	if err := s.records.Get(ctx, id.String(), &doc); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, backend.ErrNotFound
-		}
-		return nil, err // store marks I/O failures backend.ErrUnavailable
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("proofs: decoding record %s: %w", id, err)
 	}
 	if doc.Record.ID != id.String() {
 		return nil, fmt.Errorf("proofs: record %s holds record %q", id, doc.Record.ID)
