@@ -272,7 +272,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	start := time.Now()
 	sw := statusWriters.Get().(*statusWriter)
-	sw.ResponseWriter, sw.status, sw.note = w, 0, handlers.RequestNote{}
+	sw.ResponseWriter, sw.status, sw.note = w, 0, handlers.RequestNote{Start: start}
 	defer func() {
 		// A bug must cost one request a 500, never the connection.
 		if rec := recover(); rec != nil {

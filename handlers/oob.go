@@ -158,7 +158,11 @@ func (g *Gateway) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, 
 		writeError(w, http.StatusUnsupportedMediaType, "Content-Type must be application/json")
 		return nil, false
 	}
-	body, err := bodyread.Read(w, r, bodyread.Limits{Max: g.MaxBodySize, Timeout: g.BodyTimeout})
+	l := bodyread.Limits{Max: g.MaxBodySize, Timeout: g.BodyTimeout}
+	if n := noteOf(w); n != nil {
+		l.Start = n.Start
+	}
+	body, err := bodyread.Read(w, r, l)
 	switch {
 	case err == nil:
 		return body, true

@@ -32,7 +32,7 @@ func queryParam(rawQuery, name string) (first string, n int) {
 		}
 		k, v, _ := strings.Cut(pair, "=")
 		if k != name {
-			if !strings.ContainsAny(k, "%+") {
+			if !escaped(k) {
 				continue // cannot decode to name
 			}
 			var err error
@@ -40,7 +40,7 @@ func queryParam(rawQuery, name string) (first string, n int) {
 				continue
 			}
 		}
-		if strings.ContainsAny(v, "%+") {
+		if escaped(v) {
 			var err error
 			if v, err = url.QueryUnescape(v); err != nil {
 				continue
@@ -52,4 +52,16 @@ func queryParam(rawQuery, name string) (first string, n int) {
 		n++
 	}
 	return first, n
+}
+
+// escaped reports whether s has a "%" or "+" for url.QueryUnescape to
+// decode. A loop over a parameter's few bytes: strings.ContainsAny builds
+// its byte set on every call.
+func escaped(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' || s[i] == '+' {
+			return true
+		}
+	}
+	return false
 }

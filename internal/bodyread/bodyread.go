@@ -46,6 +46,10 @@ type Limits struct {
 	Max int64
 	// Timeout bounds the time to read the body (DefaultTimeout when 0).
 	Timeout time.Duration
+	// Start is when the request was taken, if the caller has read the
+	// clock already; the deadline is Start plus Timeout (now plus Timeout
+	// when zero).
+	Start time.Time
 	// Budget, when set, must have room for the body (its Content-Length,
 	// or Max when unknown) before a byte is read; otherwise ErrBusy at once.
 	Budget *Budget
@@ -85,7 +89,11 @@ func read(w http.ResponseWriter, r *http.Request, l Limits) ([]byte, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	deadline := time.Now().Add(timeout)
+	start := l.Start
+	if start.IsZero() {
+		start = time.Now()
+	}
+	deadline := start.Add(timeout)
 	if idle, ok := r.Body.(*caddyhttp.IdleTimeoutReader); ok && r.ProtoMajor == 1 {
 		// Caddy's idle reader sets a read deadline before every read and
 		// clears it when the body ends; capping its hard deadline makes

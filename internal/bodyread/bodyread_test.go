@@ -88,6 +88,17 @@ func TestStalledBodyTimesOut(t *testing.T) {
 	}
 }
 
+// The deadline counts from Limits.Start, the time the caller took the
+// request: an hour's timeout from an hour ago has passed, so a stalled
+// body is answered at once, not after an hour.
+func TestDeadlineCountsFromStart(t *testing.T) {
+	srv := serve(t, Limits{Max: 1 << 20, Timeout: time.Hour, Start: time.Now().Add(-time.Hour)}, nil)
+	c := stall(t, srv.Listener.Addr().String(), 1<<20, 1000)
+	if s := status(t, c); s != http.StatusRequestTimeout {
+		t.Fatalf("stalled body past Start+Timeout: %d, want 408", s)
+	}
+}
+
 func TestBudgetRefusesPastTheBound(t *testing.T) {
 	started := make(chan struct{}, 8)
 	srv := serve(t, Limits{Max: 1 << 20, Timeout: 5 * time.Second, Budget: NewBudget(2 << 20)}, started)

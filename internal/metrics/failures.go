@@ -63,14 +63,20 @@ func ValidationField(problem string) string {
 // validationFieldIndex is the index in validationFields of the problem's
 // top-level field, or len(validationFields) for "other".
 func validationFieldIndex(problem string) int {
-	end := strings.IndexAny(problem, ".[: ")
-	if end < 0 {
-		end = len(problem)
+	// A loop over the few bytes of a field name: strings.IndexAny builds
+	// its byte set on every call, a good part of a 400's metrics.
+	end := 0
+	for end < len(problem) && !fieldEnds(problem[end]) {
+		end++
 	}
 	if i := slices.Index(validationFields[:], problem[:end]); i >= 0 {
 		return i
 	}
 	return len(validationFields)
+}
+
+func fieldEnds(c byte) bool {
+	return c == '.' || c == '[' || c == ':' || c == ' '
 }
 
 // Auth failure reasons that are not a JWT's own.
