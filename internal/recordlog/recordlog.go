@@ -110,9 +110,14 @@ type op struct {
 	// record's current place, with its version kept.
 	move bool
 	from loc
-	// carry is a compaction's copy of a deletion, with its version.
-	carry bool
-	ver   uint32
+	// carry is a compaction's copy of a deletion, with its version, or,
+	// with repair, a line that restates an id above a failed write's
+	// version (repair.go).
+	carry  bool
+	repair bool
+	ver    uint32
+	// nop writes nothing: it asks for a batch, which carries the repairs.
+	nop bool
 }
 
 // Log is one open journal.
@@ -138,6 +143,13 @@ type Log struct {
 	busy       bool      // a compaction runs (under mu)
 	retryAt    time.Time // no compaction before (one failed; under mu)
 	closed     bool      // under mu
+
+	// burned are the ids of failed writes, with the highest version each
+	// may have left on disk; repairs are those still to be restated
+	// (repair.go). Under mu; nil until a write fails.
+	burned  map[uuid.UUID]uint32
+	repairs map[uuid.UUID]struct{}
+	kick    chan struct{} // asks the scrub goroutine for a repair
 }
 
 // Open takes the journal in dir (created if missing) for this process and
@@ -156,7 +168,7 @@ func Open(dir string, logger *zap.Logger) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Log{dir: dir, logger: logger, lock: lock, index: newIndex(), segs: make(map[uint32]*segment), next: 1}
+	l := &Log{dir: dir, logger: logger, lock: lock, index: newIndex(), segs: make(map[uint32]*segment), next: 1, kick: make(chan struct{}, 1)}
 	l.commit.Write, l.commit.Max = l.writeBatch, maxBatch
 	l.now = time.Now
 	if err := l.replay(); err != nil {

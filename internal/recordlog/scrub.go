@@ -10,7 +10,8 @@ import "time"
 var scrubAfter = 12 * time.Hour
 
 // startScrub looks every few minutes for a file to finish or compact
-// (writes look too; this is for a journal nothing writes to).
+// (writes look too; this is for a journal nothing writes to), and submits
+// the repairs a failed write asks for (repair.go).
 func (l *Log) startScrub() {
 	t := time.NewTicker(min(scrubAfter/8, 10*time.Minute))
 	done := make(chan struct{})
@@ -20,6 +21,8 @@ func (l *Log) startScrub() {
 			select {
 			case <-done:
 				return
+			case <-l.kick:
+				l.repair()
 			case <-t.C:
 				l.mu.Lock()
 				if c := l.cur; c != nil && !c.garbageAt.IsZero() && l.now().Sub(c.opened) >= scrubAfter {

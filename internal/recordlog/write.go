@@ -35,8 +35,14 @@ func (l *Log) writeBatch(ops []op) error {
 	}
 	cur := l.cur
 	buf := l.buf[:0]
+	if len(l.repairs) > 0 {
+		ops = append(l.repairOps(), ops...)
+	}
 	var done []placed
 	for _, o := range ops {
+		if o.nop {
+			continue
+		}
 		var ver uint32
 		switch {
 		case o.move:
@@ -48,7 +54,7 @@ func (l *Log) writeBatch(ops []op) error {
 			ver = o.ver
 		default:
 			held, _ := l.index.get(o.id)
-			ver = held.ver + 1
+			ver = l.floor(o.id, held) + 1
 			for _, p := range done { // a second write of one id in a batch
 				if p.op.id == o.id && p.at.ver >= ver {
 					ver = p.at.ver + 1
@@ -90,9 +96,16 @@ func (l *Log) writeBatch(ops []op) error {
 		if l.cur == cur {
 			l.cur = nil
 		}
+		l.burn(done)
+		if len(l.repairs) > 0 {
+			l.askRepair()
+		}
 		return err
 	}
 	for _, p := range done {
+		if l.burned != nil {
+			l.settle(p)
+		}
 		old, had := l.index.get(p.op.id)
 		if p.op.doc == nil {
 			cur.tombs[p.op.id] = p.at.ver

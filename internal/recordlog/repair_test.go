@@ -1,0 +1,119 @@
+package recordlog
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// failNextWrite makes the disk refuse writes to the current file (reads go
+// on) and returns the file's name, where a test can then put the lines
+// that "reached the disk anyway".
+func failNextWrite(t *testing.T, l *Log) string {
+	t.Helper()
+	name := l.cur.f.Name()
+	ro, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.cur.f.Close()
+	l.cur.f = ro
+	return name
+}
+
+// leftOnDisk appends the line a failed write would have left behind had
+// its bytes reached the disk and the truncate not held.
+func leftOnDisk(t *testing.T, name string, id uuid.UUID, ver int, state string) {
+	t.Helper()
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := fmt.Fprintf(f, "{\"id\":%q,\"v\":%d,\"doc\":%s}\n", id, ver, doc(id, state)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func waitRepaired(t *testing.T, l *Log) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		l.mu.RLock()
+		n := len(l.repairs)
+		l.mu.RUnlock()
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d records still await repair", n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A failed transition and a failed create whose lines reached the disk
+// anyway: the repair restates the first record and deletes the second, so
+// after a restart neither failed write is what the journal holds.
+func TestFailedWritesDoNotComeBack(t *testing.T) {
+	dir := t.TempDir()
+	l := open(t, dir)
+	held, created := uuid.New(), uuid.New()
+	if err := l.Put(held, doc(held, "request-sent")); err != nil {
+		t.Fatal(err)
+	}
+	name := failNextWrite(t, l)
+	// One batch, as concurrent writes are.
+	if err := l.commit.SubmitAll([]op{{id: held, doc: doc(held, "done")}, {id: created, doc: doc(created, "request-sent")}}); err == nil {
+		t.Fatal("a write that failed must fail")
+	}
+	leftOnDisk(t, name, held, 2, "done")
+	leftOnDisk(t, name, created, 1, "request-sent")
+	waitRepaired(t, l)
+	l.Close()
+
+	l2 := open(t, dir)
+	if got := mustGet(t, l2, held); !bytes.Equal(got, doc(held, "request-sent")) {
+		t.Fatalf("the failed transition came back: %s", got)
+	}
+	if l2.Has(created) {
+		t.Fatal("the failed create came back")
+	}
+}
+
+// A write of the id after a failed one goes above the failed version, and
+// is what a restart reads back.
+func TestWriteAfterAFailedWriteGoesAboveIt(t *testing.T) {
+	dir := t.TempDir()
+	l := open(t, dir)
+	id := uuid.New()
+	if err := l.Put(id, doc(id, "request-sent")); err != nil {
+		t.Fatal(err)
+	}
+	name := failNextWrite(t, l)
+	if err := l.Put(id, doc(id, "abandoned")); err == nil {
+		t.Fatal("a write that failed must fail")
+	}
+	leftOnDisk(t, name, id, 2, "abandoned")
+	if err := l.Put(id, doc(id, "done")); err != nil {
+		t.Fatal(err)
+	}
+	waitRepaired(t, l)
+	l.mu.RLock()
+	at, _ := l.index.get(id)
+	l.mu.RUnlock()
+	if at.ver < 3 {
+		t.Fatalf("version %d, not above the failed write's 2", at.ver)
+	}
+	if got := mustGet(t, l, id); !bytes.Equal(got, doc(id, "done")) {
+		t.Fatalf("held: %s", got)
+	}
+	l.Close()
+	l2 := open(t, dir)
+	if got := mustGet(t, l2, id); !bytes.Equal(got, doc(id, "done")) {
+		t.Fatalf("read back: %s", got)
+	}
+}
