@@ -50,12 +50,16 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 		return
 	}
 	// The request shares body's memory; body is not modified after this.
-	req, problems := g.Validator.CheckOOB(requestType, body)
+	// The problems live in the validator's buffers until held.Release():
+	// they are counted and answered first.
+	req, problems, held := g.Validator.CheckOOBHeld(requestType, body)
 	if problems != nil {
 		metrics.ValidationFailures(problems)
 		writeProblems(w, http.StatusBadRequest, problems)
+		held.Release()
 		return
 	}
+	held.Release()
 	if len(req.Emails) > 0 && g.Mail == nil {
 		writeError(w, http.StatusBadRequest, []string{"emailId: e-mail delivery is not configured on this gateway (add an email block)"})
 		return

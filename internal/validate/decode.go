@@ -79,6 +79,17 @@ type pathNode struct {
 	key    string
 	idx    int
 	isIdx  bool
+	// full, when set, is the whole path formatted (see staticPath): the
+	// paths every rejected indy request names are copied, not rebuilt.
+	full string
+}
+
+// staticPath returns the node of member key of parent with its formatted
+// path kept, for the package's fixed paths (shared, so never changed).
+func staticPath(parent *pathNode, key string) pathNode {
+	n := pathNode{parent: parent, key: key}
+	n.full = string(n.appendTo(nil, 0))
+	return n
 }
 
 func (p *pathNode) String() string {
@@ -91,6 +102,9 @@ func (p *pathNode) String() string {
 func (p *pathNode) appendTo(b []byte, start int) []byte {
 	if p == nil {
 		return b
+	}
+	if p.full != "" {
+		return append(b, p.full...) // a path from the root: b[start:] is empty
 	}
 	b = p.parent.appendTo(b, start)
 	switch {

@@ -1,7 +1,6 @@
 package validate
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
@@ -32,6 +31,7 @@ func (e Errors) Error() string {
 type collector struct {
 	text []byte // the messages, back to back
 	ends []int  // where each message ends in text
+	out  Errors // the list messages returns, reused
 }
 
 // add adds the problem of the field at path ("" is the body).
@@ -84,40 +84,46 @@ func (c *collector) empty() bool { return len(c.ends) == 0 }
 // count is the number of problems added.
 func (c *collector) count() int { return len(c.ends) }
 
-// errors returns the problems sorted by path and without repeats, so the
-// answer to one body is always the same list. The list and the text of
-// its messages are two allocations, however many problems there are.
-func (c *collector) errors() Errors {
+// messages returns the problems sorted by path and without repeats, so the
+// answer to one body is always the same list. The strings share c.text,
+// and the list is c's own: both hold until c is next written or reset.
+func (c *collector) messages() Errors {
 	if len(c.ends) == 0 {
 		return nil
 	}
-	var small [16][]byte
-	msgs := small[:0]
+	all := unsafe.String(unsafe.SliceData(c.text), len(c.text))
+	msgs := c.out[:0]
 	start := 0
 	for _, end := range c.ends {
-		msgs = append(msgs, c.text[start:end])
+		msgs = append(msgs, all[start:end])
 		start = end
 	}
-	if len(msgs) <= len(small) {
+	if len(msgs) <= 16 {
 		// Insertion sort: a rejected request has a handful of problems.
 		for i := 1; i < len(msgs); i++ {
-			for j := i; j > 0 && bytes.Compare(msgs[j], msgs[j-1]) < 0; j-- {
+			for j := i; j > 0 && msgs[j] < msgs[j-1]; j-- {
 				msgs[j], msgs[j-1] = msgs[j-1], msgs[j]
 			}
 		}
 	} else {
-		slices.SortFunc(msgs, bytes.Compare)
+		slices.Sort(msgs)
 	}
-	n, size := 0, 0
-	for i, m := range msgs {
-		if i > 0 && bytes.Equal(m, msgs[n-1]) {
-			continue
-		}
-		msgs[n] = m
-		n++
+	msgs = slices.Compact(msgs)
+	c.out = msgs
+	return msgs
+}
+
+// errors returns messages() in memory of their own: the list and the text
+// of its messages are two allocations, however many problems there are.
+func (c *collector) errors() Errors {
+	msgs := c.messages()
+	if msgs == nil {
+		return nil
+	}
+	size := 0
+	for _, m := range msgs {
 		size += len(m)
 	}
-	msgs = msgs[:n]
 	text := make([]byte, 0, size)
 	for _, m := range msgs {
 		text = append(text, m...)
@@ -133,11 +139,12 @@ func (c *collector) errors() Errors {
 
 // reset empties c for reuse, keeping its buffers unless they grew large.
 func (c *collector) reset() {
+	clear(c.out)
 	if cap(c.text) > maxPooledProblemText || cap(c.ends) > maxPooledProblems {
-		c.text, c.ends = nil, nil
+		c.text, c.ends, c.out = nil, nil, nil
 		return
 	}
-	c.text, c.ends = c.text[:0], c.ends[:0]
+	c.text, c.ends, c.out = c.text[:0], c.ends[:0], c.out[:0]
 }
 
 // key extends a field path with an object key: dotted when the key reads

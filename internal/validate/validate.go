@@ -100,10 +100,40 @@ func (v *Validator) OOB(requestType string, body []byte) (backend.OOBRequest, er
 }
 
 // CheckOOB is OOB returning the problems as they are (nil when there are
-// none), not boxed in an error: the 400 path spends no allocation on it.
+// none), not boxed in an error, in memory of their own.
 func (v *Validator) CheckOOB(requestType string, body []byte) (backend.OOBRequest, Errors) {
 	p := getParser()
 	defer putParser(p)
+	if req, ok := v.checkOOB(p, requestType, body); ok {
+		return req, nil
+	}
+	return backend.OOBRequest{}, p.problems.errors()
+}
+
+// Held keeps the buffers of a CheckOOBHeld until Release.
+type Held struct{ p *parser }
+
+// Release returns the buffers; the problems they held are gone.
+func (h Held) Release() {
+	if h.p != nil {
+		putParser(h.p)
+	}
+}
+
+// CheckOOBHeld is CheckOOB whose problems stay in the validator's pooled
+// buffers until h.Release(), so that rejecting a request allocates nothing
+// for them: the caller answers with them, then releases, and keeps none.
+func (v *Validator) CheckOOBHeld(requestType string, body []byte) (req backend.OOBRequest, problems Errors, h Held) {
+	p := getParser()
+	if req, ok := v.checkOOB(p, requestType, body); ok {
+		return req, nil, Held{p}
+	}
+	return backend.OOBRequest{}, p.problems.messages(), Held{p}
+}
+
+// checkOOB validates body with p: the request, or false with the problems
+// in p.problems.
+func (v *Validator) checkOOB(p *parser, requestType string, body []byte) (backend.OOBRequest, bool) {
 	c := &p.problems
 	req := backend.OOBRequest{ProtocolVersion: backend.ProtocolV2, ReuseConnection: true}
 
@@ -118,7 +148,7 @@ func (v *Validator) CheckOOB(requestType string, body []byte) (backend.OOBReques
 
 	d, ok := p.parse(body, c)
 	if !ok {
-		return backend.OOBRequest{}, c.errors()
+		return backend.OOBRequest{}, false
 	}
 	obj := d.root()
 	v.unknownKeys(obj, nil, knownFields, c)
@@ -142,9 +172,9 @@ func (v *Validator) CheckOOB(requestType string, body []byte) (backend.OOBReques
 	req.ParentThreadID = parentThreadID(obj, c)
 
 	if !c.empty() {
-		return backend.OOBRequest{}, c.errors()
+		return backend.OOBRequest{}, false
 	}
-	return req, nil
+	return req, true
 }
 
 // unknownKeys reports the keys of obj that are not in known, unless the
@@ -182,8 +212,8 @@ func (v *Validator) protocolVersion(obj value, req *backend.OOBRequest, c *colle
 
 // proofFormatsPath is the path of proofFormats.indy.
 var (
-	proofFormatsPath = pathNode{key: "proofFormats"}
-	indyPath         = pathNode{parent: &proofFormatsPath, key: "indy"}
+	proofFormatsPath = staticPath(nil, "proofFormats")
+	indyPath         = staticPath(&proofFormatsPath, "indy")
 )
 
 func (v *Validator) proofFormats(obj value, req *backend.OOBRequest, c *collector) {
