@@ -270,7 +270,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if route == routeNone {
 		return next.ServeHTTP(w, r)
 	}
-	start := time.Now()
+	start := requestStart(r)
 	sw := statusWriters.Get().(*statusWriter)
 	sw.ResponseWriter, sw.status, sw.note = w, 0, handlers.RequestNote{Start: start}
 	defer func() {
@@ -286,6 +286,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}()
 	h.serve(sw, r, route, param)
 	return nil
+}
+
+// requestStart is when Caddy took r, which its idle reader keeps (Caddy
+// wraps a body in one unless the read idle timeout is off), so that a
+// request's duration includes Caddy's part and the clock is not read
+// twice; otherwise now.
+func requestStart(r *http.Request) time.Time {
+	if idle, ok := r.Body.(*caddyhttp.IdleTimeoutReader); ok && !idle.Deadline.Start.IsZero() {
+		return idle.Deadline.Start
+	}
+	return time.Now()
 }
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, route route, param string) {

@@ -17,7 +17,7 @@ const manyQueryParams = 100
 // Queries of many parameters, where net/url applies its limit on their
 // number (GODEBUG urlmaxqueryparams), go through url.ParseQuery itself.
 func queryParam(rawQuery, name string) (first string, n int) {
-	if strings.Count(rawQuery, "&") >= manyQueryParams {
+	if len(rawQuery) >= manyQueryParams && strings.Count(rawQuery, "&") >= manyQueryParams {
 		vals, _ := url.ParseQuery(rawQuery)
 		if v := vals[name]; len(v) > 0 {
 			return v[0], len(v)
