@@ -227,9 +227,10 @@ func TestValidationFailuresCounters(t *testing.T) {
 	before := func(field string) float64 { return testutil.ToFloat64(validationFailures.WithLabelValues(field)) }
 	label, email, other := before("label"), before("emailId"), before("other")
 	for range 3 {
-		ValidationFailures([]string{"label: must be a string", "emailId[0]: bad", "emailId[1]: bad", "surprise: unknown field"})
+		// Counted in runs of one field; a field may come back later.
+		ValidationFailures([]string{"label: must be a string", "emailId[0]: bad", "emailId[1]: bad", "surprise: unknown field", "label: again"})
 	}
-	for field, want := range map[string]float64{"label": label + 3, "emailId": email + 6, "other": other + 3} {
+	for field, want := range map[string]float64{"label": label + 6, "emailId": email + 6, "other": other + 3} {
 		if got := before(field); got != want {
 			t.Errorf("%s: %v, want %v", field, got, want)
 		}
