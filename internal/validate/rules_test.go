@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -305,6 +306,13 @@ func TestRules(t *testing.T) {
 			// filters are cached).
 			_, again := v.OOB(tt.requestType, []byte(body))
 			sameProblems(t, problems(t, again), tt.want)
+			// The handler's way: the problems in the pooled buffers, the
+			// same list, in the same order, until released.
+			_, held, h := v.CheckOOBHeld(tt.requestType, []byte(body))
+			if !slices.Equal([]string(held), got) {
+				t.Errorf("CheckOOBHeld: %q, CheckOOB: %q", held, got)
+			}
+			h.Release()
 			if tt.want == nil && req.RequestType == "" {
 				t.Error("valid request came back empty")
 			}
@@ -312,5 +320,23 @@ func TestRules(t *testing.T) {
 				t.Error("an invalid request came back filled in")
 			}
 		})
+	}
+}
+
+// TestManyProblemsSorted: more problems than the insertion sort takes are
+// still answered sorted by path, alike by both ways of checking (the
+// missing requestType is found first, the unknown fields a to t after).
+func TestManyProblemsSorted(t *testing.T) {
+	v := newValidator(t, Options{})
+	var edits []edit
+	for i := range 20 {
+		edits = append(edits, set(string(rune('a'+i)), 1))
+	}
+	body := []byte(with(t, indyBody, edits...))
+	_, copied := v.CheckOOB("", body)
+	_, held, h := v.CheckOOBHeld("", body)
+	defer h.Release()
+	if len(copied) != 21 || !slices.IsSorted(copied) || !slices.Equal(held, copied) || !strings.HasPrefix(copied[20], "t: ") {
+		t.Fatalf("CheckOOB %q, CheckOOBHeld %q", copied, held)
 	}
 }
