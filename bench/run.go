@@ -76,11 +76,12 @@ func (e *env) targets() ([]target, error) {
 		// body), left unread: what net/http and Caddy spend on that request
 		// before any handler runs. The 400 over it also pays for reading the
 		// body and for its larger answer; handler_floor takes those out.
-		{Name: "respond_post", Label: "caddy respond, the 400's request", Method: "POST", URL: e.url(e.ports.respond, "/"), Header: jsonKey, Body: badRequest, Status: 200},
+		// Both take the 400's path and query too (longer to parse than /).
+		{Name: "respond_post", Label: "caddy respond, the 400's request", Method: "POST", URL: oob(e.ports.respond, orgLocal), Header: jsonKey, Body: badRequest, Status: 200},
 		// The floor: a handler that reads the 400's body to its end and
 		// sends the 400's very answer (checked below), doing nothing else.
 		// What proofgate's 400 costs beyond it is proofgate's work.
-		{Name: "handler_floor", Label: "floor: body read, the 400's answer", Method: "POST", URL: e.url(e.ports.floor, "/"), Header: jsonKey, Body: badRequest, Status: 400},
+		{Name: "handler_floor", Label: "floor: body read, the 400's answer", Method: "POST", URL: oob(e.ports.floor, orgLocal), Header: jsonKey, Body: badRequest, Status: 400},
 		{Name: "pass_through", Label: "proofgate pass-through", Method: "GET", URL: e.url(e.ports.local, "/elsewhere"), Status: 200},
 		{Name: "unauthorized", Label: "proofgate 401 (no key)", Method: "POST", URL: oob(e.ports.local, orgLocal),
 			Header: map[string]string{"Content-Type": "application/json"}, Body: indyCreate, Status: 401},
