@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.uber.org/zap"
 )
 
 // A failed batch may still have reached the disk: its fdatasync failed
@@ -90,13 +91,15 @@ func (l *Log) askRepair() {
 // it fails it asks again after repairRetry.
 func (l *Log) repair() {
 	l.mu.RLock()
-	pending := len(l.repairs) > 0 && !l.closed
+	pending := len(l.repairs)
+	closed := l.closed
 	l.mu.RUnlock()
-	if !pending {
+	if pending == 0 || closed {
 		return
 	}
 	if err := l.commit.Submit(op{nop: true}); err != nil {
-		l.logger.Warn("the record journal could not restate records after a failed write; retrying")
+		l.logger.Warn("the record journal could not restate records after a failed write; retrying in a second",
+			zap.Int("records", pending), zap.Error(err))
 		time.AfterFunc(repairRetry, l.askRepair)
 	}
 }

@@ -2,8 +2,10 @@ package recordlog
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -115,5 +117,35 @@ func TestWriteAfterAFailedWriteGoesAboveIt(t *testing.T) {
 	l2 := open(t, dir)
 	if got := mustGet(t, l2, id); !bytes.Equal(got, doc(id, "done")) {
 		t.Fatalf("read back: %s", got)
+	}
+}
+
+// While the disk keeps failing, the repair is tried again until it is
+// written.
+func TestRepairRetriedWhileTheDiskFails(t *testing.T) {
+	defer func(d time.Duration, w func(*os.File, []byte) (int, error)) { repairRetry, appendBatch = d, w }(repairRetry, appendBatch)
+	repairRetry = 10 * time.Millisecond
+	var calls, failures atomic.Int32
+	failures.Store(3) // the write, then two repairs
+	appendBatch = func(f *os.File, b []byte) (int, error) {
+		calls.Add(1)
+		if failures.Add(-1) >= 0 {
+			return 0, errors.New("disk failing")
+		}
+		return f.Write(b)
+	}
+	dir := t.TempDir()
+	l := open(t, dir)
+	id := uuid.New()
+	if err := l.Put(id, doc(id, "request-sent")); err == nil {
+		t.Fatal("a write that failed must fail")
+	}
+	waitRepaired(t, l)
+	if n := calls.Load(); n < 4 {
+		t.Fatalf("%d writes: the repair was not retried", n)
+	}
+	l.Close()
+	if l2 := open(t, dir); l2.Has(id) {
+		t.Fatal("the failed create is held")
 	}
 }

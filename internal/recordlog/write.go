@@ -12,6 +12,10 @@ import (
 
 var errClosed = errors.New("recordlog: closed")
 
+// appendBatch writes a batch to its file (a variable for the tests, which
+// make the disk fail).
+var appendBatch = (*os.File).Write
+
 // placed is where one op of a batch went.
 type placed struct {
 	op op
@@ -83,7 +87,7 @@ func (l *Log) writeBatch(ops []op) error {
 	}
 
 	// Readers go on meanwhile: nothing points past cur.size yet.
-	_, err := cur.f.Write(buf)
+	_, err := appendBatch(cur.f, buf)
 	if err == nil {
 		err = diskfile.Fdatasync(cur.f)
 	}
