@@ -126,6 +126,21 @@ func TestConcurrentWritersShareCommits(t *testing.T) {
 	}
 }
 
+// failNextWrite makes the disk refuse writes to the current file (reads go
+// on) and returns the file's name, where a test can then put the lines
+// that "reached the disk anyway".
+func failNextWrite(t *testing.T, l *Log) string {
+	t.Helper()
+	name := l.cur.f.Name()
+	ro, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.cur.f.Close()
+	l.cur.f = ro
+	return name
+}
+
 func TestFailedWriteStartsAnotherFile(t *testing.T) {
 	dir := t.TempDir()
 	l := open(t, dir)
@@ -133,13 +148,7 @@ func TestFailedWriteStartsAnotherFile(t *testing.T) {
 	if err := l.Put(a, doc(a, "one")); err != nil {
 		t.Fatal(err)
 	}
-	// The disk refuses writes to the current file (reads go on).
-	ro, err := os.Open(l.cur.f.Name())
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.cur.f.Close()
-	l.cur.f = ro
+	failNextWrite(t, l)
 	if err := l.Put(b, doc(b, "lost")); err == nil {
 		t.Fatal("a write that failed must fail")
 	}

@@ -12,21 +12,6 @@ import (
 	"github.com/google/uuid"
 )
 
-// failNextWrite makes the disk refuse writes to the current file (reads go
-// on) and returns the file's name, where a test can then put the lines
-// that "reached the disk anyway".
-func failNextWrite(t *testing.T, l *Log) string {
-	t.Helper()
-	name := l.cur.f.Name()
-	ro, err := os.Open(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.cur.f.Close()
-	l.cur.f = ro
-	return name
-}
-
 // leftOnDisk appends the line a failed write would have left behind had
 // its bytes reached the disk and the truncate not held.
 func leftOnDisk(t *testing.T, name string, id uuid.UUID, ver int, state string) {
