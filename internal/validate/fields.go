@@ -30,8 +30,8 @@ const (
 // Values of autoAcceptProof (Credo's AutoAcceptProof enum).
 var autoAcceptValues = []string{"always", "contentApproved", "never"}
 
-func requiredBool(obj value, name string, c *collector) (bool, bool) {
-	raw := obj.get(name)
+// requiredBool reads a boolean that must be sent; name is its field.
+func requiredBool(raw value, name string, c *collector) (bool, bool) {
 	if !raw.present() {
 		c.add(name, "is required (true or false)")
 		return false, false
@@ -44,8 +44,7 @@ func requiredBool(obj value, name string, c *collector) (bool, bool) {
 }
 
 // optionalBool reads a boolean that may be absent or null.
-func optionalBool(obj value, name string, c *collector) (bool, bool) {
-	raw := obj.get(name)
+func optionalBool(raw value, name string, c *collector) (bool, bool) {
 	if raw.missing() {
 		return false, false
 	}
@@ -58,8 +57,7 @@ func optionalBool(obj value, name string, c *collector) (bool, bool) {
 
 // cappedString reads an optional string (absent or null = "") of at most
 // limit characters.
-func cappedString(obj value, name string, limit int, c *collector) string {
-	raw := obj.get(name)
+func cappedString(raw value, name string, limit int, c *collector) string {
 	if raw.missing() {
 		return ""
 	}
@@ -112,8 +110,8 @@ func checkText(name, s string, rule textRule, c *collector) {
 }
 
 // label reads label: one line of at most maxLabelBytes bytes.
-func label(obj value, c *collector) string {
-	s := cappedString(obj, "label", maxLabelBytes, c)
+func label(raw value, c *collector) string {
+	s := cappedString(raw, "label", maxLabelBytes, c)
 	if len(s) > maxLabelBytes && utf8.RuneCountInString(s) <= maxLabelBytes {
 		c.addf("label", "must be at most %d bytes of UTF-8 (%d here)", maxLabelBytes, len(s))
 	}
@@ -125,8 +123,8 @@ func label(obj value, c *collector) string {
 // which Credo and ACA-Py make UUIDs but DIDComm allows any string; we take
 // 1-128 printable ASCII characters without spaces, which covers UUIDs and
 // every id format in use and keeps it safe to log and to put in ~thread.
-func parentThreadID(obj value, c *collector) string {
-	s := cappedString(obj, "parentThreadId", maxParentThreadID, c)
+func parentThreadID(raw value, c *collector) string {
+	s := cappedString(raw, "parentThreadId", maxParentThreadID, c)
 	for i := 0; i < len(s); i++ {
 		if s[i] <= ' ' || s[i] >= 0x7f {
 			c.add("parentThreadId", "must be a UUID or other printable ASCII without spaces")
@@ -136,8 +134,7 @@ func parentThreadID(obj value, c *collector) string {
 	return s
 }
 
-func autoAcceptProof(obj value, c *collector) string {
-	raw := obj.get("autoAcceptProof")
+func autoAcceptProof(raw value, c *collector) string {
 	switch {
 	case raw.missing():
 		return ""

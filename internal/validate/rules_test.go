@@ -340,3 +340,27 @@ func TestManyProblemsSorted(t *testing.T) {
 		t.Fatalf("CheckOOB %q, CheckOOBHeld %q", copied, held)
 	}
 }
+
+// TestEveryKnownFieldIsRead: each body field of 4.1 has its place in
+// rootFields, so none is reported unknown and each is read by its rule.
+func TestEveryKnownFieldIsRead(t *testing.T) {
+	v := newValidator(t, Options{})
+	if len(knownFields) != nFields {
+		t.Fatalf("%d known fields, %d places", len(knownFields), nFields)
+	}
+	for i, name := range knownFields {
+		var f rootFields
+		var c collector
+		doc := []byte(`{"` + name + `":"x"}`)
+		p := getParser()
+		d, ok := p.parse(doc, &c)
+		if !ok {
+			t.Fatalf("%s: %q", name, c.errors())
+		}
+		v.readRoot(d.root(), &f, &c)
+		if s, _ := f[i].str(); s != "x" || !c.empty() {
+			t.Errorf("%s: read %q, problems %q", name, s, c.errors())
+		}
+		putParser(p)
+	}
+}

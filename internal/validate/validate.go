@@ -78,11 +78,48 @@ func New(opts Options) (*Validator, error) {
 	return v, nil
 }
 
-// The body fields of 4.1.
+// The body fields of 4.1, each with its place in rootFields.
+const (
+	fGoalCode = iota
+	fProtocolVersion
+	fComment
+	fProofFormats
+	fPresentationDefinition
+	fAutoAcceptProof
+	fLabel
+	fParentThreadID
+	fIsShortenURL
+	fEmailID
+	fReuseConnection
+	nFields
+)
+
 var knownFields = []string{
-	"goalCode", "protocolVersion", "comment", "proofFormats",
-	"presentationDefinition", "autoAcceptProof", "label", "parentThreadId",
-	"isShortenUrl", "emailId", "reuseConnection",
+	fGoalCode: "goalCode", fProtocolVersion: "protocolVersion", fComment: "comment",
+	fProofFormats: "proofFormats", fPresentationDefinition: "presentationDefinition",
+	fAutoAcceptProof: "autoAcceptProof", fLabel: "label", fParentThreadID: "parentThreadId",
+	fIsShortenURL: "isShortenUrl", fEmailID: "emailId", fReuseConnection: "reuseConnection",
+}
+
+// rootFields are the body's members by field (absent when not sent).
+type rootFields [nFields]value
+
+// readRoot finds the body's members in one pass, reporting the ones 4.1
+// does not define (unless the validator ignores them), so that the rules
+// read their fields without searching the object again.
+func (v *Validator) readRoot(obj value, f *rootFields, c *collector) {
+	for i := range f {
+		f[i] = absent
+	}
+	for it := obj.members(); it.next(); {
+		k := it.key()
+		if i := slices.Index(knownFields, k); i >= 0 {
+			f[i] = it.value()
+		} else if !v.ignoreUnknown {
+			p := (*pathNode)(nil).child(k)
+			c.at(&p, unknownField(k, knownFields))
+		}
+	}
 }
 
 // OOB validates a 4.1 request: the requestType query value and the raw
@@ -150,26 +187,26 @@ func (v *Validator) checkOOB(p *parser, requestType string, body []byte) (backen
 	if !ok {
 		return backend.OOBRequest{}, false
 	}
-	obj := d.root()
-	v.unknownKeys(obj, nil, knownFields, c)
+	var f rootFields
+	v.readRoot(d.root(), &f, c)
 
-	if b, ok := requiredBool(obj, "isShortenUrl", c); ok {
+	if b, ok := requiredBool(f[fIsShortenURL], "isShortenUrl", c); ok {
 		req.IsShortenURL = b
 	}
-	if b, ok := optionalBool(obj, "reuseConnection", c); ok {
+	if b, ok := optionalBool(f[fReuseConnection], "reuseConnection", c); ok {
 		req.ReuseConnection = b
 	}
-	v.protocolVersion(obj, &req, c)
-	v.proofFormats(obj, &req, c)
-	v.presentationDefinition(obj, &req, c)
-	req.Emails = v.emails(obj.get("emailId"), c)
-	req.AutoAcceptProof = autoAcceptProof(obj, c)
-	req.GoalCode = cappedString(obj, "goalCode", maxGoalCode, c)
+	v.protocolVersion(f[fProtocolVersion], &req, c)
+	v.proofFormats(f[fProofFormats], &req, c)
+	v.presentationDefinition(f[fPresentationDefinition], &req, c)
+	req.Emails = v.emails(f[fEmailID], c)
+	req.AutoAcceptProof = autoAcceptProof(f[fAutoAcceptProof], c)
+	req.GoalCode = cappedString(f[fGoalCode], "goalCode", maxGoalCode, c)
 	checkText("goalCode", req.GoalCode, oneLine, c)
-	req.Label = label(obj, c)
-	req.Comment = cappedString(obj, "comment", maxComment, c)
+	req.Label = label(f[fLabel], c)
+	req.Comment = cappedString(f[fComment], "comment", maxComment, c)
 	checkText("comment", req.Comment, multiLine, c)
-	req.ParentThreadID = parentThreadID(obj, c)
+	req.ParentThreadID = parentThreadID(f[fParentThreadID], c)
 
 	if !c.empty() {
 		return backend.OOBRequest{}, false
@@ -191,8 +228,7 @@ func (v *Validator) unknownKeys(obj value, at *pathNode, known []string, c *coll
 	}
 }
 
-func (v *Validator) protocolVersion(obj value, req *backend.OOBRequest, c *collector) {
-	raw := obj.get("protocolVersion")
+func (v *Validator) protocolVersion(raw value, req *backend.OOBRequest, c *collector) {
 	if raw.missing() {
 		return
 	}
@@ -216,8 +252,7 @@ var (
 	indyPath         = staticPath(&proofFormatsPath, "indy")
 )
 
-func (v *Validator) proofFormats(obj value, req *backend.OOBRequest, c *collector) {
-	pf := obj.get("proofFormats")
+func (v *Validator) proofFormats(pf value, req *backend.OOBRequest, c *collector) {
 	if !pf.present() {
 		c.add("proofFormats", "is required (an object; for requestType indy it holds indy)")
 		return
@@ -261,8 +296,7 @@ func (v *Validator) proofFormats(obj value, req *backend.OOBRequest, c *collecto
 	}
 }
 
-func (v *Validator) presentationDefinition(obj value, req *backend.OOBRequest, c *collector) {
-	raw := obj.get("presentationDefinition")
+func (v *Validator) presentationDefinition(raw value, req *backend.OOBRequest, c *collector) {
 	switch req.RequestType {
 	case backend.RequestIndy:
 		if !isEmpty(raw) {
