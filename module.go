@@ -21,6 +21,7 @@ import (
 	"github.com/proofgate/proofgate/handlers"
 	"github.com/proofgate/proofgate/internal/auth"
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/bodyread"
 	"github.com/proofgate/proofgate/internal/config"
 	"github.com/proofgate/proofgate/internal/idempotency"
 	"github.com/proofgate/proofgate/internal/metrics"
@@ -270,9 +271,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if route == routeNone {
 		return next.ServeHTTP(w, r)
 	}
-	start := requestStart(r)
+	start := bodyread.Started(r) // Caddy's start: a duration that includes its part
 	sw := statusWriters.Get().(*statusWriter)
-	sw.ResponseWriter, sw.status, sw.note = w, 0, handlers.RequestNote{Start: start}
+	sw.ResponseWriter, sw.status, sw.note = w, 0, handlers.RequestNote{}
 	defer func() {
 		// A bug must cost one request a 500, never the connection.
 		if rec := recover(); rec != nil {
@@ -286,17 +287,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}()
 	h.serve(sw, r, route, param)
 	return nil
-}
-
-// requestStart is when Caddy took r, which its idle reader keeps (Caddy
-// wraps a body in one unless the read idle timeout is off), so that a
-// request's duration includes Caddy's part and the clock is not read
-// twice; otherwise now.
-func requestStart(r *http.Request) time.Time {
-	if idle, ok := r.Body.(*caddyhttp.IdleTimeoutReader); ok && !idle.Deadline.Start.IsZero() {
-		return idle.Deadline.Start
-	}
-	return time.Now()
 }
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, route route, param string) {

@@ -3,7 +3,6 @@ package handlers
 import (
 	"errors"
 	"net/http"
-	"time"
 
 	"github.com/proofgate/proofgate/internal/auth"
 	"github.com/proofgate/proofgate/internal/auth/apikey"
@@ -16,9 +15,6 @@ import (
 // log beyond its status. The module's response writer carries one per
 // request (see Noter); the handlers fill it in as they learn.
 type RequestNote struct {
-	// Start is when the module took the request. A body's deadline counts
-	// from it, so that reading the body does not read the clock again.
-	Start time.Time
 	// Backend is the configured name of the backend that served the
 	// request ("" when none was reached).
 	Backend string

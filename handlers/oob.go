@@ -162,11 +162,7 @@ func (g *Gateway) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, 
 		writeError(w, http.StatusUnsupportedMediaType, "Content-Type must be application/json")
 		return nil, false
 	}
-	l := bodyread.Limits{Max: g.MaxBodySize, Timeout: g.BodyTimeout}
-	if n := noteOf(w); n != nil {
-		l.Start = n.Start
-	}
-	body, err := bodyread.Read(w, r, l)
+	body, err := bodyread.Read(w, r, bodyread.Limits{Max: g.MaxBodySize, Timeout: g.BodyTimeout})
 	switch {
 	case err == nil:
 		return body, true

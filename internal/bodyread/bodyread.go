@@ -44,12 +44,9 @@ func NewBudget(n int64) *Budget { return &Budget{sem: semaphore.NewWeighted(n)} 
 type Limits struct {
 	// Max is the size cap in bytes.
 	Max int64
-	// Timeout bounds the time to read the body (DefaultTimeout when 0).
+	// Timeout bounds the time to read the body (DefaultTimeout when 0),
+	// counted from when the request was taken (Started).
 	Timeout time.Duration
-	// Start is when the request was taken, if the caller has read the
-	// clock already; the deadline is Start plus Timeout (now plus Timeout
-	// when zero).
-	Start time.Time
 	// Budget, when set, must have room for the body (its Content-Length,
 	// or Max when unknown) before a byte is read; otherwise ErrBusy at once.
 	Budget *Budget
@@ -71,6 +68,16 @@ func Read(w http.ResponseWriter, r *http.Request, l Limits) ([]byte, error) {
 	return body, err
 }
 
+// Started is when Caddy took r, which its idle reader keeps (Caddy wraps
+// a body in one unless the read idle timeout is off), so that the clock is
+// not read again; otherwise now.
+func Started(r *http.Request) time.Time {
+	if idle, ok := r.Body.(*caddyhttp.IdleTimeoutReader); ok && !idle.Deadline.Start.IsZero() {
+		return idle.Deadline.Start
+	}
+	return time.Now()
+}
+
 func read(w http.ResponseWriter, r *http.Request, l Limits) ([]byte, error) {
 	if r.ContentLength > l.Max {
 		return nil, ErrTooLarge
@@ -89,11 +96,7 @@ func read(w http.ResponseWriter, r *http.Request, l Limits) ([]byte, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	start := l.Start
-	if start.IsZero() {
-		start = time.Now()
-	}
-	deadline := start.Add(timeout)
+	deadline := Started(r).Add(timeout)
 	if idle, ok := r.Body.(*caddyhttp.IdleTimeoutReader); ok && r.ProtoMajor == 1 {
 		// Caddy's idle reader sets a read deadline before every read and
 		// clears it when the body ends; capping its hard deadline makes

@@ -88,17 +88,6 @@ func TestStalledBodyTimesOut(t *testing.T) {
 	}
 }
 
-// The deadline counts from Limits.Start, the time the caller took the
-// request: an hour's timeout from an hour ago has passed, so a stalled
-// body is answered at once, not after an hour.
-func TestDeadlineCountsFromStart(t *testing.T) {
-	srv := serve(t, Limits{Max: 1 << 20, Timeout: time.Hour, Start: time.Now().Add(-time.Hour)}, nil)
-	c := stall(t, srv.Listener.Addr().String(), 1<<20, 1000)
-	if s := status(t, c); s != http.StatusRequestTimeout {
-		t.Fatalf("stalled body past Start+Timeout: %d, want 408", s)
-	}
-}
-
 func TestBudgetRefusesPastTheBound(t *testing.T) {
 	started := make(chan struct{}, 8)
 	srv := serve(t, Limits{Max: 1 << 20, Timeout: 5 * time.Second, Budget: NewBudget(2 << 20)}, started)
@@ -208,11 +197,17 @@ func TestReadAnnouncedLengthFails(t *testing.T) {
 // (a read deadline left on the connection fails net/http's background
 // read, which cancels it).
 func caddyServer(t *testing.T, l Limits, hold time.Duration) *httptest.Server {
+	return caddyServerStartedAgo(t, l, hold, 0)
+}
+
+// caddyServerStartedAgo is caddyServer whose Caddy took each request ago
+// before the handler runs.
+func caddyServerStartedAgo(t *testing.T, l Limits, hold, ago time.Duration) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		idle := &caddyhttp.IdleTimeoutReader{
 			ReadCloser:    r.Body,
 			Ctrl:          http.NewResponseController(w),
-			Deadline:      caddyhttp.IdleDeadline{Start: time.Now(), Timeout: time.Minute},
+			Deadline:      caddyhttp.IdleDeadline{Start: time.Now().Add(-ago), Timeout: time.Minute},
 			Logger:        zap.NewNop(),
 			DrainDeadline: r.ContentLength != 0,
 		}
@@ -237,6 +232,42 @@ func caddyServer(t *testing.T, l Limits, hold time.Duration) *httptest.Server {
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// The deadline counts from when Caddy took the request (Started): an
+// hour's timeout from an hour ago has passed, so a stalled body is answered
+// at once, not after an hour.
+func TestDeadlineCountsFromStart(t *testing.T) {
+	srv := caddyServerStartedAgo(t, Limits{Max: 1 << 20, Timeout: time.Hour}, 0, time.Hour)
+	c := stall(t, srv.Listener.Addr().String(), 1<<20, 1000)
+	if s := status(t, c); s != http.StatusRequestTimeout {
+		t.Fatalf("stalled body past Start+Timeout: %d, want 408", s)
+	}
+}
+
+func TestStarted(t *testing.T) {
+	caddyStart := time.Now().Add(-time.Second)
+	for _, tc := range []struct {
+		name      string
+		idle      *caddyhttp.IdleTimeoutReader // nil: the body is not wrapped
+		wantCaddy bool                         // Caddy's start, else about now
+	}{
+		{"Caddy's idle reader keeps the start", &caddyhttp.IdleTimeoutReader{Deadline: caddyhttp.IdleDeadline{Start: caddyStart}}, true},
+		{"an idle reader without a start", &caddyhttp.IdleTimeoutReader{}, false},
+		{"any other body", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/", strings.NewReader("{}"))
+			if tc.idle != nil {
+				tc.idle.ReadCloser = r.Body
+				r.Body = tc.idle
+			}
+			got := Started(r)
+			if tc.wantCaddy != got.Equal(caddyStart) || (!tc.wantCaddy && time.Since(got) > time.Second/2) {
+				t.Fatalf("start %v (Caddy's %v)", got, caddyStart)
+			}
+		})
+	}
 }
 
 // TestBehindCaddyStalledBodyTimesOut: Caddy's idle reader would wait a
