@@ -115,9 +115,8 @@ func (v *Validator) readRoot(obj value, f *rootFields, c *collector) {
 		k := it.key()
 		if i := slices.Index(knownFields, k); i >= 0 {
 			f[i] = it.value()
-		} else if !v.ignoreUnknown {
-			p := (*pathNode)(nil).child(k)
-			c.at(&p, unknownField(k, knownFields))
+		} else {
+			v.unknownKey(nil, k, knownFields, c)
 		}
 	}
 }
@@ -222,10 +221,19 @@ func (v *Validator) unknownKeys(obj value, at *pathNode, known []string, c *coll
 	}
 	for it := obj.members(); it.next(); {
 		if k := it.key(); !slices.Contains(known, k) {
-			p := at.child(k)
-			c.at(&p, unknownField(k, known))
+			v.unknownKey(at, k, known, c)
 		}
 	}
+}
+
+// unknownKey reports member k of the object at path, which known does not
+// hold, unless the validator ignores unknown fields.
+func (v *Validator) unknownKey(at *pathNode, k string, known []string, c *collector) {
+	if v.ignoreUnknown {
+		return
+	}
+	p := at.child(k)
+	c.at(&p, unknownField(k, known))
 }
 
 func (v *Validator) protocolVersion(raw value, req *backend.OOBRequest, c *collector) {
