@@ -3,6 +3,8 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -79,11 +81,12 @@ func FuzzAppendJSONString(f *testing.F) {
 // one leaves the others as they were.
 func TestWriteBodyHeadersIndependent(t *testing.T) {
 	w := httptest.NewRecorder()
-	writeBody(w, 400, []byte(`{}`))
+	large := bytes.Repeat([]byte(" "), implicitLengthMax+1)
+	writeBody(w, 400, large)
 	h := w.Header()
 	h.Add("Content-Type", "x")
 	h.Add("Content-Length", "y")
-	if got := h.Values("Content-Length"); len(got) != 2 || got[0] != "2" || got[1] != "y" {
+	if got := h.Values("Content-Length"); len(got) != 2 || got[0] != fmt.Sprint(len(large)) || got[1] != "y" {
 		t.Fatalf("Content-Length %q", got)
 	}
 	if got := h.Values("Cache-Control"); len(got) != 1 || got[0] != "no-store" {
@@ -91,6 +94,33 @@ func TestWriteBodyHeadersIndependent(t *testing.T) {
 	}
 	if got := h.Values("Content-Type"); len(got) != 2 || got[0] != "application/json; charset=utf-8" {
 		t.Fatalf("Content-Type %q", got)
+	}
+}
+
+// Every JSON answer arrives with its Content-Length and unchunked: set by
+// the handler when larger than net/http buffers, by net/http otherwise.
+func TestAnswersCarryContentLength(t *testing.T) {
+	for _, n := range []int{0, 2, implicitLengthMax - 1, implicitLengthMax, implicitLengthMax + 1, 3 * implicitLengthMax} {
+		body := bytes.Repeat([]byte("a"), n)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/challenge" {
+				writeBodyChallenge(w, http.StatusUnauthorized, body, "Bearer")
+				return
+			}
+			writeBody(w, http.StatusBadRequest, body)
+		}))
+		for _, path := range []string{"/", "/challenge"} {
+			resp, err := srv.Client().Get(srv.URL + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.ContentLength != int64(n) || len(resp.TransferEncoding) != 0 || len(got) != n {
+				t.Errorf("%d bytes at %s: Content-Length %d, Transfer-Encoding %q, %d bytes read", n, path, resp.ContentLength, resp.TransferEncoding, len(got))
+			}
+		}
+		srv.Close()
 	}
 }
 
