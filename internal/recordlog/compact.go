@@ -14,7 +14,7 @@ import (
 // superseded, small, or has held a superseded line for scrubAfter, unless
 // a compaction runs. l.mu is held.
 func (l *Log) maybeCompact() {
-	if l.busy || l.closed || time.Now().Before(l.retryAt) {
+	if l.busy || l.closed || l.now().Before(l.retryAt) {
 		return
 	}
 	var victim *segment
@@ -121,7 +121,7 @@ func (l *Log) compactFailed(s *segment, err error) {
 		return
 	}
 	l.mu.Lock()
-	l.retryAt = time.Now().Add(time.Minute)
+	l.retryAt = l.now().Add(time.Minute)
 	l.mu.Unlock()
 	l.logger.Warn("record journal: compaction failed; the file stays for a later one",
 		zap.String("file", s.f.Name()), zap.Error(err))
