@@ -82,7 +82,8 @@ func writeBodyChallenge(w http.ResponseWriter, status int, b []byte, challenge s
 // Content-Length is set only for answers larger than net/http buffers
 // before it sends the header (implicitLengthMax): for one that fits,
 // written in one Write by a handler that then returns, net/http (and
-// x/net/http2) counts the buffered bytes and sends the same
+// x/net/http2, and quic-go's HTTP/3 under 4 KB) counts the buffered
+// bytes and sends the same
 // Content-Length itself, without the handler formatting it, adding it to
 // the header map, net/http cloning and parsing it back, and writing it
 // through the header map's slower path. Those are most of the answers
@@ -102,8 +103,8 @@ func setJSONHeaders(h http.Header, hv *headerValues, n int) {
 
 // implicitLengthMax is the largest answer whose Content-Length net/http
 // sets itself when the handler leaves it out: the buffer it fills before
-// sending the header (bufferBeforeChunkingSize in net/http; HTTP/2's is
-// larger). A larger answer without one would be sent chunked.
+// sending the header (bufferBeforeChunkingSize in net/http; HTTP/2's and
+// HTTP/3's are larger). A larger answer without one would be sent chunked.
 const implicitLengthMax = 2048
 
 // headerValues holds the header values of one JSON answer.
