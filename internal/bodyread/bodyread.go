@@ -102,7 +102,7 @@ func read(w http.ResponseWriter, r *http.Request, l Limits) ([]byte, error) {
 	if idle, ok := r.Body.(*caddyhttp.IdleTimeoutReader); ok && r.ProtoMajor == 1 {
 		body, err = readCapped(w, r, idle, l.Max, deadline)
 	} else {
-		body, err = readControlled(w, r, l.Max, deadline, timeout)
+		body, err = readControlled(w, r, l.Max, deadline)
 	}
 	if err != nil {
 		return nil, readError(err, deadline)
@@ -131,10 +131,10 @@ func readCapped(w http.ResponseWriter, r *http.Request, idle *caddyhttp.IdleTime
 // http.NewResponseController and lifted after, or, where the connection
 // does not take one (HTTP/2 streams on some servers), with a timer that
 // closes the body at the deadline.
-func readControlled(w http.ResponseWriter, r *http.Request, max int64, deadline time.Time, timeout time.Duration) ([]byte, error) {
+func readControlled(w http.ResponseWriter, r *http.Request, max int64, deadline time.Time) ([]byte, error) {
 	rc := http.NewResponseController(w)
 	if err := rc.SetReadDeadline(deadline); err != nil {
-		t := time.AfterFunc(timeout, func() { r.Body.Close() })
+		t := time.AfterFunc(time.Until(deadline), func() { r.Body.Close() })
 		defer t.Stop()
 		return readAll(w, r, max)
 	}

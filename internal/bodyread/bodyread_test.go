@@ -340,3 +340,34 @@ func TestBehindCaddyTooLarge(t *testing.T) {
 		t.Fatalf("%d, want 413", s)
 	}
 }
+
+// Where the connection takes no read deadline (HTTP/2 streams on some
+// servers), the timer that closes the body fires at the same deadline,
+// counted from when Caddy took the request: an hour's timeout from an hour
+// ago ends a stalled body at once.
+func TestTimerDeadlineCountsFromStart(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	r := httptest.NewRequest(http.MethodPost, "/", nil)
+	r.ProtoMajor, r.ContentLength = 2, 100
+	w := httptest.NewRecorder() // takes no read deadline
+	r.Body = &caddyhttp.IdleTimeoutReader{
+		ReadCloser: pr,
+		Ctrl:       http.NewResponseController(w),
+		Deadline:   caddyhttp.IdleDeadline{Start: time.Now().Add(-time.Hour), Timeout: time.Minute},
+		Logger:     zap.NewNop(),
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Read(w, r, Limits{Max: 1 << 20, Timeout: time.Hour})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrTimeout) {
+			t.Fatalf("stalled body past Start+Timeout: %v, want ErrTimeout", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the timer counted the timeout from the read, not from the request's start")
+	}
+}
