@@ -23,9 +23,9 @@ func ValidationFailures(problems []string) {
 	// One Add per run of problems of one field (a sorted list has each
 	// field's problems together): fewer atomic adds on counters every
 	// core's rejected requests share.
-	run, n := 0, 0
+	run, n := -1, 0 // run: the field of the n problems not yet added
 	for _, p := range problems {
-		if i := validationFieldIndex(p); i != run || n == 0 {
+		if i := validationFieldIndex(p); i != run {
 			if n > 0 {
 				validationCounterAt(run).Add(float64(n))
 			}
