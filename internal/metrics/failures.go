@@ -3,9 +3,6 @@ package metrics
 import (
 	"slices"
 	"strings"
-	"sync/atomic"
-
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // validationFields are the field labels of validation_failures_total: the
@@ -16,52 +13,32 @@ var validationFields = [...]string{
 	"requestType", "body", "orgId", "proofRecordId",
 }
 
+// validationFailures counts validation_failures_total by index in
+// validationFields, "other" last.
+var validationFailures = newLabeledCounts("validation_failures_total",
+	"Problems found in request bodies of send_oob, by top-level field (one count per problem; unknown fields are counted as other).",
+	"field", append(validationFields[:len(validationFields):len(validationFields)], "other"))
+
 // ValidationFailures counts the problems of a rejected request, each as
 // the "field.path: problem" the client was sent; the label is the
 // top-level field.
 func ValidationFailures(problems []string) {
-	// One Add per run of problems of one field (a sorted list has each
+	// One add per run of problems of one field (a sorted list has each
 	// field's problems together): fewer atomic adds on counters every
 	// core's rejected requests share.
-	run, n := -1, 0 // run: the field of the n problems not yet added
+	run, n := -1, uint64(0) // run: the field of the n problems not yet added
 	for _, p := range problems {
 		if i := validationFieldIndex(p); i != run {
 			if n > 0 {
-				validationCounterAt(run).Add(float64(n))
+				validationFailures.add(run, n)
 			}
 			run, n = i, 0
 		}
 		n++
 	}
 	if n > 0 {
-		validationCounterAt(run).Add(float64(n))
+		validationFailures.add(run, n)
 	}
-}
-
-// validationCounters are the series of validation_failures_total, one per
-// label value, each looked up in the vector once (on first use, so that
-// series appear only once counted, as with WithLabelValues) instead of
-// hashing the label on every rejected request.
-var validationCounters [len(validationFields) + 1]atomic.Pointer[prometheus.Counter]
-
-func validationCounter(field string) prometheus.Counter {
-	i := slices.Index(validationFields[:], field)
-	if i < 0 {
-		i = len(validationFields) // "other"
-	}
-	return validationCounterAt(i)
-}
-
-// validationCounterAt is the series of validationFields[i], or of "other"
-// for i == len(validationFields).
-func validationCounterAt(i int) prometheus.Counter {
-	return resolved(&validationCounters[i], func() prometheus.Counter {
-		field := "other"
-		if i < len(validationFields) {
-			field = validationFields[i]
-		}
-		return validationFailures.WithLabelValues(field)
-	})
 }
 
 // ValidationField is the label of one problem: its top-level field, or
@@ -110,25 +87,19 @@ var authReasons = [...]string{
 	"token_issued_in_the_future", "wrong_issuer", "wrong_audience", "invalid_claims",
 }
 
+// authFailures counts auth_failures_total by index in authReasons.
+var authFailures = newLabeledCounts("auth_failures_total",
+	"Requests refused for their credentials, by reason: missing, invalid_api_key, the JWT's reason (token_expired, bad_signature, …), unavailable (the IdP's keys were never fetched: 503), forbidden (authenticated, but not for this org: 403), other.",
+	"reason", authReasons[:])
+
 // AuthFailure counts one refused request by reason (spaces become
 // underscores; unknown reasons are "other").
 func AuthFailure(reason string) {
-	authFailureCounter(reason).Inc()
-}
-
-// authFailureCounters are the series of auth_failures_total by index in
-// authReasons, each looked up in the vector once (on first use, as with
-// validationCounters): every 401 counts one.
-var authFailureCounters [len(authReasons)]atomic.Pointer[prometheus.Counter]
-
-func authFailureCounter(reason string) prometheus.Counter {
 	i := slices.Index(authReasons[:], reason) // the constants, as passed
 	if i < 0 {
 		i = slices.Index(authReasons[:], AuthReason(reason))
 	}
-	return resolved(&authFailureCounters[i], func() prometheus.Counter {
-		return authFailures.WithLabelValues(authReasons[i])
-	})
+	authFailures.add(i, 1)
 }
 
 // AuthReason is the label of a reason.

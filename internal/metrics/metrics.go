@@ -13,9 +13,7 @@ package metrics
 import (
 	"errors"
 	"slices"
-	"strconv"
 	"strings"
-	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -39,35 +37,18 @@ const NoBackend = "none"
 
 // latencyBuckets fit both sub-millisecond answers (a 401) and agent calls
 // of seconds.
-var latencyBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}
+var latencyBuckets = [...]float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}
 
 var (
-	requests = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: namespace, Subsystem: subsystem, Name: "requests_total",
-		Help: "Requests to proofgate's routes, by operation, backend (its configured name, or none when answered before one was chosen), HTTP status code and class (2xx, 3xx, 4xx, 5xx).",
-	}, []string{"operation", "backend", "code", "class"})
-	requestDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: namespace, Subsystem: subsystem, Name: "request_duration_seconds",
-		Help:    "Time to answer proofgate's routes, by operation and backend (agent calls included).",
-		Buckets: latencyBuckets,
-	}, []string{"operation", "backend"})
 	agentCalls = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Namespace: namespace, Subsystem: subsystem, Name: "agent_call_duration_seconds",
 		Help:    "Calls to upstream agents, by agent (type and base URL, as configured), call (method and path with ids replaced by {id}) and outcome (the status class, or error when no answer came).",
-		Buckets: latencyBuckets,
+		Buckets: latencyBuckets[:],
 	}, []string{"agent", "call", "outcome"})
 	jwksFetches = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Subsystem: subsystem, Name: "jwks_fetches_total",
 		Help: "Fetches of identity providers' JWKS documents, by outcome: ok, failed (the last good key set stays), rate_limited (an on-demand refetch refused: one was started less than min_refresh_interval ago).",
 	}, []string{"outcome"})
-	validationFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: namespace, Subsystem: subsystem, Name: "validation_failures_total",
-		Help: "Problems found in request bodies of send_oob, by top-level field (one count per problem; unknown fields are counted as other).",
-	}, []string{"field"})
-	authFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: namespace, Subsystem: subsystem, Name: "auth_failures_total",
-		Help: "Requests refused for their credentials, by reason: missing, invalid_api_key, the JWT's reason (token_expired, bad_signature, …), unavailable (the IdP's keys were never fetched: 503), forbidden (authenticated, but not for this org: 403), other.",
-	}, []string{"reason"})
 	outboxDeliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Subsystem: subsystem, Name: "outbox_deliveries_total",
 		Help: "Delivery attempts of outbox messages, by kind (mail, webhook, ack) and outcome: sent, retry (will be tried again), failed (given up).",
@@ -105,7 +86,7 @@ func Register(reg *prometheus.Registry) error {
 
 func collectors() []prometheus.Collector {
 	return []prometheus.Collector{
-		requests, requestDuration, agentCalls, jwksFetches, validationFailures, authFailures,
+		requestCollector{}, agentCalls, jwksFetches, validationFailures, authFailures,
 		outboxDeliveries, didcommMessages, verifications, mailAttempts, outboxes, owners, journals,
 	}
 }
@@ -131,16 +112,6 @@ func Names() []string {
 	return names
 }
 
-// statusCodes are the label values of the statuses proofgate writes,
-// formatted once.
-var statusCodes = func() map[int]string {
-	m := map[int]string{}
-	for c := 100; c < 600; c++ {
-		m[c] = strconv.Itoa(c)
-	}
-	return m
-}()
-
 // Class is the status class label of an HTTP status: "2xx" for 201.
 func Class(status int) string {
 	switch status / 100 {
@@ -154,13 +125,6 @@ func Class(status int) string {
 		return "4xx"
 	case 5:
 		return "5xx"
-	}
-	return "other"
-}
-
-func code(status int) string {
-	if c, ok := statusCodes[status]; ok {
-		return c
 	}
 	return "other"
 }
@@ -250,17 +214,4 @@ func bounded(v string, allowed ...string) string {
 		return v
 	}
 	return "other"
-}
-
-// resolved returns the series in slot, resolving it with resolve on first
-// use: a label set is looked up in its vector once, not hashed on every
-// observation, and its series appears only once first counted (as with
-// WithLabelValues). Two first uses at once resolve the same series.
-func resolved[T any](slot *atomic.Pointer[T], resolve func() T) T {
-	if p := slot.Load(); p != nil {
-		return *p
-	}
-	v := resolve()
-	slot.Store(&v)
-	return v
 }

@@ -89,15 +89,17 @@ func TestHelpersCount(t *testing.T) {
 	// series resolved: compare with the values before, so the test holds
 	// when run again (-count) or after others.
 	val := testutil.ToFloat64
-	reqs := requests.WithLabelValues(OpSendOOB, NoBackend, "401", "4xx")
+	reqs := func() float64 {
+		return collected(t, requestCollector{}, "caddy_proofgate_requests_total", "operation", OpSendOOB, "backend", NoBackend, "code", "401", "class", "4xx")
+	}
 	pres, other := didcommMessages.WithLabelValues(In, "presentation", Accepted), didcommMessages.WithLabelValues(In, "other", "other")
 	mail, mailOut := mailAttempts.WithLabelValues(Sent), outboxDeliveries.WithLabelValues(KindMail, Sent)
 	verif, jwks := verifications.WithLabelValues("dif", AnswersRequest), jwksFetches.WithLabelValues("other")
-	r0, p0, o0, m0, mo0, v0, j0 := val(reqs), val(pres), val(other), val(mail), val(mailOut), val(verif), val(jwks)
+	r0, p0, o0, m0, mo0, v0, j0 := reqs(), val(pres), val(other), val(mail), val(mailOut), val(verif), val(jwks)
 
 	ObserveRequest(OpSendOOB, "", 401, time.Millisecond)
 	ObserveRequest(OpSendOOB, "", 401, time.Millisecond)
-	if got := val(reqs) - r0; got != 2 {
+	if got := reqs() - r0; got != 2 {
 		t.Errorf("requests %v", got)
 	}
 	DIDCommMessage(In, "https://didcomm.org/present-proof/2.0/presentation", Accepted)
@@ -221,29 +223,25 @@ func TestNames(t *testing.T) {
 }
 
 // TestValidationFailuresCounters: each problem counts once in its field's
-// series (resolved once and kept), unknown fields in "other", and a series
-// appears only once counted.
+// series, unknown fields in "other", and a series appears only once
+// counted.
 func TestValidationFailuresCounters(t *testing.T) {
-	before := func(field string) float64 { return testutil.ToFloat64(validationFailures.WithLabelValues(field)) }
-	label, email, other := before("label"), before("emailId"), before("other")
+	val := func(field string) float64 {
+		return collected(t, validationFailures, "caddy_proofgate_validation_failures_total", "field", field)
+	}
+	label, email, other := val("label"), val("emailId"), val("other")
 	for range 3 {
 		// Counted in runs of one field; a field may come back later.
 		ValidationFailures([]string{"label: must be a string", "emailId[0]: bad", "emailId[1]: bad", "surprise: unknown field", "label: again"})
 	}
 	for field, want := range map[string]float64{"label": label + 6, "emailId": email + 6, "other": other + 3} {
-		if got := before(field); got != want {
+		if got := val(field); got != want {
 			t.Errorf("%s: %v, want %v", field, got, want)
 		}
 	}
-	if validationCounter("comment") == nil || validationCounters[slices.Index(validationFields[:], "comment")].Load() == nil {
-		t.Error("the comment series was not kept")
-	}
-	for i, field := range validationFields {
-		if field == "comment" {
-			continue
-		}
-		if c := validationCounters[i].Load(); c != nil && testutil.ToFloat64(*c) == 0 {
-			t.Errorf("series %s kept with no count", field)
+	for i, field := range validationFailures.values {
+		if validationFailures.count(i) == 0 && present(t, validationFailures, "caddy_proofgate_validation_failures_total", "field", field) {
+			t.Errorf("series %s exported with no count", field)
 		}
 	}
 }
@@ -251,7 +249,9 @@ func TestValidationFailuresCounters(t *testing.T) {
 // TestAuthFailureCounters: reasons count in their own series (kept after
 // the first), spelled with underscores; unknown reasons in "other".
 func TestAuthFailureCounters(t *testing.T) {
-	val := func(reason string) float64 { return testutil.ToFloat64(authFailures.WithLabelValues(reason)) }
+	val := func(reason string) float64 {
+		return collected(t, authFailures, "caddy_proofgate_auth_failures_total", "reason", reason)
+	}
 	missing, expired, other := val(AuthMissing), val("token_expired"), val(AuthOther)
 	for range 2 {
 		AuthFailure(AuthMissing)
@@ -268,16 +268,125 @@ func TestAuthFailureCounters(t *testing.T) {
 // TestRequestSeries: answers before a backend and answers of a backend
 // count in the series of their labels, however they are found.
 func TestRequestSeries(t *testing.T) {
-	val := testutil.ToFloat64
-	early, served, odd := requests.WithLabelValues(OpAccept, NoBackend, "400", "4xx"),
-		requests.WithLabelValues(OpAccept, "credo", "200", "2xx"), requests.WithLabelValues(OpShortURL, NoBackend, "404", "4xx")
-	e0, s0, o0 := val(early), val(served), val(odd)
+	val := func(op, backend, code, class string) float64 {
+		return collected(t, requestCollector{}, "caddy_proofgate_requests_total", "operation", op, "backend", backend, "code", code, "class", class)
+	}
+	e0, s0, o0 := val(OpAccept, NoBackend, "400", "4xx"), val(OpAccept, "credo", "200", "2xx"), val(OpShortURL, NoBackend, "404", "4xx")
 	for range 3 {
 		ObserveRequest(OpAccept, "", 400, time.Millisecond)
 		ObserveRequest(OpAccept, "credo", 200, time.Millisecond)
 		ObserveRequest(OpShortURL, NoBackend, 404, time.Millisecond)
 	}
-	if val(early)-e0 != 3 || val(served)-s0 != 3 || val(odd)-o0 != 3 {
-		t.Errorf("counted %v, %v, %v; want 3 each", val(early)-e0, val(served)-s0, val(odd)-o0)
+	early, served, odd := val(OpAccept, NoBackend, "400", "4xx")-e0, val(OpAccept, "credo", "200", "2xx")-s0, val(OpShortURL, NoBackend, "404", "4xx")-o0
+	if early != 3 || served != 3 || odd != 3 {
+		t.Errorf("counted %v, %v, %v; want 3 each", early, served, odd)
 	}
+}
+
+// seriesCollector exports one request series, as requestCollector
+// exports each of its own.
+type seriesCollector struct {
+	s           *requestSeries
+	op, backend string
+}
+
+func (seriesCollector) Describe(ch chan<- *prometheus.Desc)   { requestCollector{}.Describe(ch) }
+func (c seriesCollector) Collect(ch chan<- prometheus.Metric) { c.s.collect(ch, c.op, c.backend) }
+
+// TestRequestSeriesExposition: a series reads as client_golang's counter
+// vector and histogram vector did (names, help, labels, buckets, counts
+// and sum), statuses outside 100–599 as "other", and nothing before its
+// first request.
+func TestRequestSeriesExposition(t *testing.T) {
+	s := new(requestSeries)
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(seriesCollector{s, OpSendOOB, NoBackend})
+	if err := testutil.GatherAndCompare(reg, strings.NewReader("")); err != nil {
+		t.Fatalf("a series with no request: %v", err)
+	}
+	s.observe(401, 300*time.Microsecond)
+	s.observe(401, 500*time.Microsecond) // on a bound: counted in it
+	s.observe(400, 2*time.Millisecond)
+	s.observe(0, time.Minute) // longer than the last bound: +Inf only
+	s.observe(999, -time.Second)
+	want := `
+# HELP caddy_proofgate_request_duration_seconds Time to answer proofgate's routes, by operation and backend (agent calls included).
+# TYPE caddy_proofgate_request_duration_seconds histogram
+caddy_proofgate_request_duration_seconds_bucket{backend="none",operation="send_oob",le="0.0005"} 3
+caddy_proofgate_request_duration_seconds_bucket{backend="none",operation="send_oob",le="0.001"} 3
+caddy_proofgate_request_duration_seconds_bucket{backend="none",operation="send_oob",le="0.0025"} 4
+caddy_proofgate_request_duration_seconds_bucket{backend="none",operation="send_oob",le="0.005"} 4
+caddy_proofgate_request_duration_seconds_bucket{backend="none",operation="send_oob",le="0.01"} 4
+caddy_proofgate_request_duration_seconds_bucket{backend="none",operation="send_oob",le="0.025"} 4
+caddy_proofgate_request_duration_seconds_bucket{backend="none",operation="send_oob",le="0.05"} 4
+caddy_proofgate_request_duration_seconds_bucket{backend="none",operation="send_oob",le="0.1"} 4
+caddy_proofgate_request_duration_seconds_bucket{backend="none",operation="send_oob",le="0.25"} 4
+caddy_proofgate_request_duration_seconds_bucket{backend="none",operation="send_oob",le="0.5"} 4
+caddy_proofgate_request_duration_seconds_bucket{backend="none",operation="send_oob",le="1"} 4
+caddy_proofgate_request_duration_seconds_bucket{backend="none",operation="send_oob",le="2.5"} 4
+caddy_proofgate_request_duration_seconds_bucket{backend="none",operation="send_oob",le="5"} 4
+caddy_proofgate_request_duration_seconds_bucket{backend="none",operation="send_oob",le="10"} 4
+caddy_proofgate_request_duration_seconds_bucket{backend="none",operation="send_oob",le="30"} 4
+caddy_proofgate_request_duration_seconds_bucket{backend="none",operation="send_oob",le="+Inf"} 5
+caddy_proofgate_request_duration_seconds_sum{backend="none",operation="send_oob"} 60.0028
+caddy_proofgate_request_duration_seconds_count{backend="none",operation="send_oob"} 5
+# HELP caddy_proofgate_requests_total Requests to proofgate's routes, by operation, backend (its configured name, or none when answered before one was chosen), HTTP status code and class (2xx, 3xx, 4xx, 5xx).
+# TYPE caddy_proofgate_requests_total counter
+caddy_proofgate_requests_total{backend="none",class="4xx",code="400",operation="send_oob"} 1
+caddy_proofgate_requests_total{backend="none",class="4xx",code="401",operation="send_oob"} 2
+caddy_proofgate_requests_total{backend="none",class="other",code="other",operation="send_oob"} 2
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// collected is the value of the series named name with the given labels
+// (name, value, …) that collector c exports: a counter's value or a
+// histogram's sample count, 0 when c exports no such series. It gathers
+// through a pedantic registry, which also checks c against what it
+// describes.
+func collected(t *testing.T, c prometheus.Collector, name string, labels ...string) float64 {
+	t.Helper()
+	m := find(t, c, name, labels...)
+	switch {
+	case m == nil:
+		return 0
+	case m.GetHistogram() != nil:
+		return float64(m.GetHistogram().GetSampleCount())
+	}
+	return m.GetCounter().GetValue()
+}
+
+// present reports whether c exports the series named name with labels.
+func present(t *testing.T, c prometheus.Collector, name string, labels ...string) bool {
+	t.Helper()
+	return find(t, c, name, labels...) != nil
+}
+
+func find(t *testing.T, c prometheus.Collector, name string, labels ...string) *dto.Metric {
+	t.Helper()
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(c)
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+	metrics:
+		for _, m := range f.GetMetric() {
+			for i := 0; i+1 < len(labels); i += 2 {
+				if !slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool {
+					return l.GetName() == labels[i] && l.GetValue() == labels[i+1]
+				}) {
+					continue metrics
+				}
+			}
+			return m
+		}
+	}
+	return nil
 }

@@ -1,7 +1,9 @@
 package metrics
 
 import (
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -10,58 +12,159 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// requestKey names one request series; its collectors are looked up once.
-type requestKey struct {
-	op, backend string
-	status      int
-}
+// requestKey names the series of one operation answered by one backend.
+type requestKey struct{ op, backend string }
 
+// requestSeries counts the answers of one operation by one backend: how
+// many of each status, and the histogram of their durations. It is plain
+// atomic words, side by side, read into requests_total and
+// request_duration_seconds at each scrape (requestCollector), instead of
+// a client_golang counter and histogram per label set. Every request on
+// proofgate's routes records here, most of them answered in tens of
+// microseconds (a 401, a 400): under load the series is evicted from the
+// CPU's caches between two requests, and each cache line a record
+// touches costs a memory load. client_golang's pair reaches its counts
+// through a chain of objects (the series, the counter, the histogram, its
+// hot half, its bounds, its buckets); a record here touches two or three
+// lines of one object (README, "Where proofgate's 400 goes under load").
 type requestSeries struct {
-	count    prometheus.Counter
-	duration prometheus.Observer
+	// sumNanos and the first buckets share the first cache line: a quick
+	// answer's observation writes that line and its status's.
+	sumNanos atomic.Uint64
+	// buckets count durations up to latencyBounds[i], not cumulated;
+	// the last is every longer one (+Inf).
+	buckets [len(latencyBuckets) + 1]atomic.Uint64
+	// codes counts statuses 100–599 at status-100; other counts the rest.
+	codes [statusSpan]atomic.Uint64
+	other atomic.Uint64
 }
 
-var requestCache sync.Map // requestKey → requestSeries
+// statusSpan is how many statuses a series counts by code (100–599).
+const statusSpan = 500
+
+// latencyBounds are latencyBuckets as durations, compared with a request's
+// duration without converting it to seconds.
+var latencyBounds = func() (b [len(latencyBuckets)]time.Duration) {
+	for i, s := range latencyBuckets {
+		b[i] = time.Duration(math.Round(s * float64(time.Second)))
+	}
+	return b
+}()
+
+// observe counts one answer of status that took d.
+func (s *requestSeries) observe(status int, d time.Duration) {
+	if i := status - 100; i >= 0 && i < statusSpan {
+		s.codes[i].Add(1)
+	} else {
+		s.other.Add(1)
+	}
+	if d < 0 {
+		d = 0
+	}
+	s.sumNanos.Add(uint64(d))
+	i := 0
+	for i < len(latencyBounds) && d > latencyBounds[i] {
+		i++
+	}
+	s.buckets[i].Add(1)
+}
 
 // earlyOps are the operations whose answers before a backend (401, 400,
 // 403, …: what unauthenticated and malformed traffic gets) have their
-// series in earlySeries, found by index rather than by hashing the key.
+// series in earlySeries, found by index rather than looked up by key.
 var earlyOps = [...]string{OpSendOOB, OpAccept}
 
-// earlySeries holds the series of earlyOps[i] with NoBackend and status
-// 100+j at [i][j], each resolved on first use.
-var earlySeries [len(earlyOps)][500]atomic.Pointer[*requestSeries]
+// earlySeries are the series of earlyOps[i] with NoBackend.
+var earlySeries [len(earlyOps)]requestSeries
+
+// servedSeries holds every other series, made on first use.
+var servedSeries sync.Map // requestKey → *requestSeries
 
 // ObserveRequest counts one answered request of operation op, served by
 // the named backend (NoBackend if none), and its duration.
 func ObserveRequest(op, backend string, status int, d time.Duration) {
-	rs := requestSeriesOf(op, backend, status)
-	rs.count.Inc()
-	rs.duration.Observe(d.Seconds())
+	requestSeriesOf(op, backend).observe(status, d)
 }
 
-func requestSeriesOf(op, backend string, status int) *requestSeries {
-	if backend == "" {
+func requestSeriesOf(op, backend string) *requestSeries {
+	if backend == "" || backend == NoBackend {
 		backend = NoBackend
-		if i := slices.Index(earlyOps[:], op); i >= 0 && status >= 100 && status < 600 {
-			return resolved(&earlySeries[i][status-100], func() *requestSeries {
-				return newRequestSeries(op, backend, status)
-			})
+		if i := slices.Index(earlyOps[:], op); i >= 0 {
+			return &earlySeries[i]
 		}
 	}
-	k := requestKey{op, backend, status}
-	s, ok := requestCache.Load(k)
-	if !ok {
-		s, _ = requestCache.LoadOrStore(k, newRequestSeries(op, backend, status))
+	k := requestKey{op, backend}
+	if s, ok := servedSeries.Load(k); ok {
+		return s.(*requestSeries)
 	}
+	s, _ := servedSeries.LoadOrStore(k, new(requestSeries))
 	return s.(*requestSeries)
 }
 
-func newRequestSeries(op, backend string, status int) *requestSeries {
-	return &requestSeries{
-		count:    requests.WithLabelValues(op, backend, code(status), Class(status)),
-		duration: requestDuration.WithLabelValues(op, backend),
+var (
+	requestsDesc = prometheus.NewDesc(prometheus.BuildFQName(namespace, subsystem, "requests_total"),
+		"Requests to proofgate's routes, by operation, backend (its configured name, or none when answered before one was chosen), HTTP status code and class (2xx, 3xx, 4xx, 5xx).",
+		[]string{"operation", "backend", "code", "class"}, nil)
+	requestDurationDesc = prometheus.NewDesc(prometheus.BuildFQName(namespace, subsystem, "request_duration_seconds"),
+		"Time to answer proofgate's routes, by operation and backend (agent calls included).",
+		[]string{"operation", "backend"}, nil)
+)
+
+// codeLabels are the code label values of statuses 100–599, formatted
+// once.
+var codeLabels = func() (l [statusSpan]string) {
+	for i := range l {
+		l[i] = strconv.Itoa(100 + i)
 	}
+	return l
+}()
+
+// requestCollector exports every request series that has counted a
+// request: requests_total by status, request_duration_seconds.
+type requestCollector struct{}
+
+func (requestCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- requestsDesc
+	ch <- requestDurationDesc
+}
+
+func (requestCollector) Collect(ch chan<- prometheus.Metric) {
+	for i := range earlySeries {
+		earlySeries[i].collect(ch, earlyOps[i], NoBackend)
+	}
+	servedSeries.Range(func(k, s any) bool {
+		s.(*requestSeries).collect(ch, k.(requestKey).op, k.(requestKey).backend)
+		return true
+	})
+}
+
+// collect sends s's metrics, the series of op answered by backend, none
+// if it has counted nothing yet (a series appears once counted, as with
+// client_golang's vectors).
+func (s *requestSeries) collect(ch chan<- prometheus.Metric, op, backend string) {
+	// The histogram's count is its buckets' sum, so that it always
+	// agrees with them; the status counts and the sum are read after it
+	// and may include a request still being recorded.
+	var count uint64
+	cumulative := make(map[float64]uint64, len(latencyBuckets))
+	for i, bound := range latencyBuckets {
+		count += s.buckets[i].Load()
+		cumulative[bound] = count
+	}
+	count += s.buckets[len(latencyBuckets)].Load()
+	if count == 0 {
+		return
+	}
+	for i := range s.codes {
+		if n := s.codes[i].Load(); n > 0 {
+			ch <- prometheus.MustNewConstMetric(requestsDesc, prometheus.CounterValue, float64(n), op, backend, codeLabels[i], Class(100+i))
+		}
+	}
+	if n := s.other.Load(); n > 0 {
+		ch <- prometheus.MustNewConstMetric(requestsDesc, prometheus.CounterValue, float64(n), op, backend, "other", "other")
+	}
+	sum := float64(s.sumNanos.Load()) / float64(time.Second)
+	ch <- prometheus.MustNewConstHistogram(requestDurationDesc, count, sum, cumulative, op, backend)
 }
 
 // ObserveAgentCall records one call to an upstream agent: agent names it
