@@ -59,8 +59,45 @@ func validationFieldIndex(problem string) int {
 	for end < len(problem) && !fieldEnds(problem[end]) {
 		end++
 	}
-	if i := slices.Index(validationFields[:], problem[:end]); i >= 0 {
-		return i
+	return validationFieldOf(problem[:end])
+}
+
+// validationFieldOf is the index of field in validationFields, or
+// len(validationFields). A switch rather than a search of the table: under
+// load the table is cache lines to load from memory for every rejected
+// request (TestValidationFieldIndex keeps the two in step).
+func validationFieldOf(field string) int {
+	switch field {
+	case "goalCode":
+		return 0
+	case "protocolVersion":
+		return 1
+	case "comment":
+		return 2
+	case "proofFormats":
+		return 3
+	case "presentationDefinition":
+		return 4
+	case "autoAcceptProof":
+		return 5
+	case "label":
+		return 6
+	case "parentThreadId":
+		return 7
+	case "isShortenUrl":
+		return 8
+	case "emailId":
+		return 9
+	case "reuseConnection":
+		return 10
+	case "requestType":
+		return 11
+	case "body":
+		return 12
+	case "orgId":
+		return 13
+	case "proofRecordId":
+		return 14
 	}
 	return len(validationFields)
 }

@@ -222,6 +222,23 @@ func TestNames(t *testing.T) {
 	}
 }
 
+// TestValidationFieldIndex: the switch names each field of the table by
+// its place, and anything else as other.
+func TestValidationFieldIndex(t *testing.T) {
+	for i, field := range validationFields {
+		for _, problem := range []string{field + ": x", field + ".a: x", field + "[0]: x", field} {
+			if got := validationFieldIndex(problem); got != i {
+				t.Errorf("%q: %d, want %d", problem, got, i)
+			}
+		}
+	}
+	for _, problem := range []string{"", "isShortenUr: x", "isShortenUrlx: x", "Label: x", ": x"} {
+		if got := validationFieldIndex(problem); got != len(validationFields) {
+			t.Errorf("%q: %d, want other", problem, got)
+		}
+	}
+}
+
 // TestValidationFailuresCounters: each problem counts once in its field's
 // series, unknown fields in "other", and a series appears only once
 // counted.
