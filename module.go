@@ -24,6 +24,7 @@ import (
 	"github.com/proofgate/proofgate/internal/bodyread"
 	"github.com/proofgate/proofgate/internal/config"
 	"github.com/proofgate/proofgate/internal/idempotency"
+	"github.com/proofgate/proofgate/internal/logsample"
 	"github.com/proofgate/proofgate/internal/metrics"
 	"github.com/proofgate/proofgate/internal/shorturl"
 	"github.com/proofgate/proofgate/internal/store"
@@ -72,6 +73,9 @@ type Handler struct {
 	invitationLinks map[string]invitationLink
 	logger          *zap.Logger
 	requestLog      *zap.Logger // one line per handled request (requestlog.go)
+	// requestSample decides which request log lines to write, nil to
+	// write every one (request_log sampling).
+	requestSample *logsample.Sampler
 }
 
 // CaddyModule returns the Caddy module information.
@@ -86,6 +90,13 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
 	h.requestLog = h.logger.Named(RequestLoggerName)
+	if rl := h.RequestLog; rl != nil && rl.Sampling != nil {
+		interval := time.Duration(rl.Sampling.Interval)
+		if interval <= 0 {
+			interval = time.Second
+		}
+		h.requestSample = logsample.New(interval, rl.Sampling.First, rl.Sampling.Thereafter)
+	}
 	if err := metrics.Register(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering metrics: %v", err)
 	}
@@ -247,6 +258,11 @@ func (h *Handler) Validate() error {
 			return fmt.Errorf("proofgate: org %s: tenant %s: %v", org, route.Tenant, err)
 		}
 	}
+	if rl := h.RequestLog; rl != nil && rl.Sampling != nil {
+		if s := rl.Sampling; s.Interval < 0 || s.First < 0 || s.Thereafter < 0 {
+			return fmt.Errorf("proofgate: request_log sampling: interval, first and thereafter must not be negative")
+		}
+	}
 	if h.MaxBodySize < 0 {
 		return fmt.Errorf("proofgate: max_body_size must be positive")
 	}
@@ -281,7 +297,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		}
 		d := time.Since(start)
 		metrics.ObserveRequest(route.operation(), sw.note.Backend, sw.status, d)
-		h.logRequest(r, route, param, sw, d)
+		if h.requestSample == nil || h.requestSample.Keep(start.Add(d)) {
+			h.logRequest(r, route, param, sw, d)
+		}
 		sw.ResponseWriter, sw.note = nil, handlers.RequestNote{}
 		statusWriters.Put(sw)
 	}()

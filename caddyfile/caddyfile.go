@@ -167,11 +167,80 @@ func Parse(d *caddyfile.Dispenser, c *config.Config) error {
 				return d.Errf("max_recipients: %q is not a number from 1 to 1000", v)
 			}
 			c.MaxRecipients = n
+		case "request_log":
+			if err := once(opt); err != nil {
+				return err
+			}
+			rl, err := parseRequestLog(d)
+			if err != nil {
+				return err
+			}
+			c.RequestLog = rl
 		default:
 			return d.Errf("unrecognized proofgate option %q", opt)
 		}
 	}
 	return nil
+}
+
+// parseRequestLog reads
+//
+//	request_log {
+//		sampling {
+//			interval <duration>
+//			first <n>
+//			thereafter <n>
+//		}
+//	}
+//
+// the sampling block as Caddy's log blocks take it.
+func parseRequestLog(d *caddyfile.Dispenser) (*config.RequestLog, error) {
+	if d.NextArg() {
+		return nil, d.ArgErr()
+	}
+	rl := new(config.RequestLog)
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		switch d.Val() {
+		case "sampling":
+			if rl.Sampling != nil {
+				return nil, d.Err("request_log: cannot re-declare sampling")
+			}
+			if d.NextArg() {
+				return nil, d.ArgErr()
+			}
+			rl.Sampling = new(config.LogSampling)
+			for inner := d.Nesting(); d.NextBlock(inner); {
+				opt := d.Val()
+				v, err := singleArg(d)
+				if err != nil {
+					return nil, err
+				}
+				switch opt {
+				case "interval":
+					dur, err := caddy.ParseDuration(v)
+					if err != nil || dur <= 0 {
+						return nil, d.Errf("request_log sampling interval: %q is not a positive duration", v)
+					}
+					rl.Sampling.Interval = caddy.Duration(dur)
+				case "first", "thereafter":
+					n, err := strconv.Atoi(v)
+					if err != nil || n < 0 {
+						return nil, d.Errf("request_log sampling %s: %q is not a whole number", opt, v)
+					}
+					if opt == "first" {
+						rl.Sampling.First = n
+					} else {
+						rl.Sampling.Thereafter = n
+					}
+				default:
+					return nil, d.Errf("request_log sampling: unrecognized option %q (interval, first, thereafter)", opt)
+				}
+			}
+		default:
+			return nil, d.Errf("request_log: unrecognized option %q (sampling)", d.Val())
+		}
+	}
+	return rl, nil
 }
 
 // singleArg reads exactly one argument and no block.

@@ -83,6 +83,50 @@ func TestRequestLog(t *testing.T) {
 	}
 }
 
+// TestRequestLogSampling: with request_log sampling, a real Caddy writes
+// the first lines of each interval and then one in thereafter; the
+// requests themselves are all answered.
+func TestRequestLogSampling(t *testing.T) {
+	dir := t.TempDir()
+	logPath := filepath.Join(dir, "requests.log")
+	tester := newTester(t)
+	tester.InitServer(strings.Replace(globalOptions(dir), "{\n", `{
+	log proofgate_requests {
+		output file `+logPath+`
+		format json
+		include http.handlers.proofgate.requests
+	}
+`, 1)+proofgateSite(`request_log {
+			sampling {
+				interval 1h
+				first 3
+				thereafter 5
+			}
+		}`), "caddyfile")
+	settle(t)
+	unloadAtEnd(t)
+
+	// 3 first, then the 5th and 10th of the 10 after them.
+	for i := range 13 {
+		if got := do(t, http.MethodPost, oobPath(orgA, "indy"), indyBody, "Content-Type: application/json"); got.status != http.StatusUnauthorized {
+			t.Fatalf("request %d: %d", i, got.status)
+		}
+	}
+	want := 5
+	var n int
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		b, _ := os.ReadFile(logPath)
+		if n = strings.Count(string(b), `"msg":"handled request"`); n >= want {
+			break
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // a line too many would show now
+	b, _ := os.ReadFile(logPath)
+	if n = strings.Count(string(b), `"msg":"handled request"`); n != want {
+		t.Fatalf("%d lines for 13 requests, want %d:\n%s", n, want, b)
+	}
+}
+
 func nilIfEmpty(s string) any {
 	if s == "" {
 		return nil

@@ -63,6 +63,11 @@ type Config struct {
 	// MaxRecipients caps the emailId list of one request. Default: 10.
 	MaxRecipients int `json:"max_recipients,omitempty"`
 
+	// RequestLog tunes the request log (one line per handled request, on
+	// the logger http.handlers.proofgate.requests). Without it every
+	// line goes to Caddy's logging, which may sample it too.
+	RequestLog *RequestLog `json:"request_log,omitempty"`
+
 	// Email delivers invitations to the emailId recipients of a request:
 	// queued durably before the 201, then sent over SMTP with retries. Without
 	// it, requests with emailId are refused (400).
@@ -98,4 +103,28 @@ type Auth struct {
 	// owner, admin, verifier. Credentials bound to an org as a whole (API
 	// keys) hold every role.
 	AllowedRoles []string `json:"allowed_roles,omitempty"`
+}
+
+// RequestLog tunes the request log.
+type RequestLog struct {
+	// Sampling keeps only some of the request log's lines under load, as
+	// Caddy's log sampling does, but before a line reaches the logger: a
+	// dropped line costs next to nothing. Lines of other loggers are not
+	// affected. Caddy's own sampling of the log the lines go to, if any,
+	// applies to the lines kept here too.
+	Sampling *LogSampling `json:"sampling,omitempty"`
+}
+
+// LogSampling keeps, in each interval, the first lines and then one in
+// every Thereafter, as Caddy's log sampling does.
+type LogSampling struct {
+	// Interval is the window lines are counted in. Default: 1s.
+	Interval caddy.Duration `json:"interval,omitempty"`
+
+	// First lines of each interval are all kept.
+	First int `json:"first,omitempty"`
+
+	// Thereafter: after the first lines, one in every Thereafter is kept
+	// (none when 0).
+	Thereafter int `json:"thereafter,omitempty"`
 }

@@ -1,0 +1,79 @@
+package logsample
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestKeep: the first lines of each interval, then one in thereafter; a
+// new interval starts over.
+func TestKeep(t *testing.T) {
+	start := time.Date(2026, 11, 24, 6, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name              string
+		first, thereafter int
+		want              string // per line of one interval: + kept, - dropped
+	}{
+		{"first then every third", 2, 3, "++--+--+--+"},
+		{"first only", 3, 0, "+++--------"},
+		{"every line", 1, 1, "+++++++++++"},
+		{"every second, no first", 0, 2, "-+-+-+-+-+-"},
+		{"nothing", 0, 0, "-----------"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New(time.Second, tc.first, tc.thereafter)
+			for round := range 2 { // a new interval starts over
+				now := start.Add(time.Duration(round) * time.Second)
+				got := ""
+				for i := range len(tc.want) {
+					if s.Keep(now.Add(time.Duration(i) * time.Millisecond)) {
+						got += "+"
+					} else {
+						got += "-"
+					}
+				}
+				if got != tc.want {
+					t.Errorf("interval %d: %s, want %s", round, got, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// TestKeepConcurrent: lines counted from many goroutines in one interval
+// keep exactly first plus one in thereafter of the rest.
+func TestKeepConcurrent(t *testing.T) {
+	s := New(time.Hour, 10, 100)
+	now := time.Date(2026, 11, 24, 6, 0, 0, 0, time.UTC)
+	var kept sync.Map
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n := 0
+			for range 1260 {
+				if s.Keep(now) {
+					n++
+				}
+			}
+			kept.Store(g, n)
+		}()
+	}
+	wg.Wait()
+	total := 0
+	kept.Range(func(_, v any) bool { total += v.(int); return true })
+	// 8 × 1260 = 10,080 lines: the first 10, then 1 in 100 of 10,070.
+	if want := 10 + 100; total != want {
+		t.Errorf("kept %d lines, want %d", total, want)
+	}
+}
+
+func BenchmarkKeep(b *testing.B) {
+	s := New(time.Second, 10, 100)
+	now := time.Now()
+	for b.Loop() {
+		s.Keep(now)
+	}
+}
