@@ -23,6 +23,7 @@ import (
 	"github.com/proofgate/proofgate/internal/auth"
 	"github.com/proofgate/proofgate/internal/auth/apikey"
 	"github.com/proofgate/proofgate/internal/benchutil"
+	"github.com/proofgate/proofgate/internal/logsample"
 	"github.com/proofgate/proofgate/internal/validate"
 )
 
@@ -89,7 +90,8 @@ func BenchmarkUnauthorized(b *testing.B) {
 // request takes it: the route, the API key, the body read under a read
 // deadline (the writer takes one, as net/http's does), validation, the
 // error body, metrics, and the request log sampled as examples/Caddyfile
-// samples it (first 10 a second, then 1 in 100) to a file.
+// samples it (request_log sampling: first 10 a second, then 1 in 100) to a
+// file.
 func BenchmarkBadRequest(b *testing.B) {
 	serve := badRequestServer(b)
 	b.ReportAllocs()
@@ -179,12 +181,12 @@ func badRequestServer(b *testing.B) (serve func()) {
 	}
 	b.Cleanup(func() { f.Close() })
 	core := zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), zapcore.Lock(f), zapcore.InfoLevel)
-	core = zapcore.NewSamplerWithOptions(core, time.Second, 10, 100)
 	h := &Handler{
 		gw: &handlers.Gateway{Logger: zap.NewNop(), Auth: auth.Chain{keys}, AllowedRoles: auth.DefaultAllowedRoles,
 			Validator: v, MaxBodySize: DefaultMaxBodySize},
-		logger:     zap.NewNop(),
-		requestLog: zap.New(core),
+		logger:        zap.NewNop(),
+		requestLog:    zap.New(core),
+		requestSample: logsample.New(time.Second, 10, 100),
 	}
 	next := caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { return nil })
 	r, w, reset := badRequestExchange()

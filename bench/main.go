@@ -34,6 +34,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 )
 
@@ -65,7 +66,7 @@ func main() {
 	flag.StringVar(&o.only, "only", "", "comma-separated target names to run (default: all)")
 	flag.DurationVar(&o.soak, "soak", 0, "instead of the rounds: sustained load on create and 400 for this long, reporting the server's RSS")
 	flag.BoolVar(&o.keep, "keep", false, "keep the data directory")
-	flag.StringVar(&o.requestLog, "request-log", "sampled", "the server's log: sampled (as examples/Caddyfile and README's production setting), all (a line per request), off")
+	flag.StringVar(&o.requestLog, "request-log", "sampled", "the server's log: sampled (proofgate's request_log sampling, as examples/Caddyfile and README's production setting), caddy-sampled (the same numbers in Caddy's log sampling), all (a line per request), off")
 	flag.StringVar(&o.dir, "dir", "", "where the server's storage directory is made (default: the system's temporary directory); e.g. /dev/shm, a tmpfs, to see what a target costs when durable writes cost nothing")
 	flag.StringVar(&o.admin, "admin", "off", "the server's admin address, e.g. 127.0.0.1:2019 to take profiles from /debug/pprof/ during a run")
 	flag.Parse()
@@ -73,8 +74,8 @@ func main() {
 	var err error
 	switch *role {
 	case "":
-		if o.requestLog != "sampled" && o.requestLog != "all" && o.requestLog != "off" {
-			err = fmt.Errorf("-request-log: %q is not sampled, all or off", o.requestLog)
+		if !slices.Contains([]string{"sampled", "caddy-sampled", "all", "off"}, o.requestLog) {
+			err = fmt.Errorf("-request-log: %q is not sampled, caddy-sampled, all or off", o.requestLog)
 			break
 		}
 		err = orchestrate(o)

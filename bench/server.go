@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/caddyserver/caddy/v2"
@@ -42,13 +43,24 @@ type ports struct {
 // stderr, which the bench writes to a file as an operator would).
 // admin is Caddy's admin address ("off" by default; set -admin to take
 // profiles from /debug/pprof during a run). requestLog is how the request
-// log is configured: "sampled" (README's production setting: the first 10
-// lines a second, then 1 in 100, as examples/Caddyfile does), "all" (one
-// line per request), or "off" (excluded), to measure what it costs.
+// log is configured: "sampled" (README's production setting, as
+// examples/Caddyfile does: proofgate's request_log sampling keeps the first
+// 10 lines a second, then 1 in 100), "caddy-sampled" (the same numbers in
+// Caddy's sampling of its default log, which every line reaches), "all"
+// (one line per request), or "off" (excluded), to measure what it costs.
 func caddyfile(data, admin, requestLog, createFloorAnswer string, p ports) string {
-	logOpt := ""
+	logOpt, siteLog := "", ""
 	switch requestLog {
 	case "sampled":
+		siteLog = `
+		request_log {
+			sampling {
+				interval 1s
+				first 10
+				thereafter 100
+			}
+		}`
+	case "caddy-sampled":
 		logOpt = `
 	log default {
 		sampling {
@@ -63,7 +75,7 @@ func caddyfile(data, admin, requestLog, createFloorAnswer string, p ports) strin
 		exclude http.handlers.proofgate.requests
 	}`
 	}
-	return fmt.Sprintf(`{
+	return strings.ReplaceAll(fmt.Sprintf(`{
 	admin %[14]s
 	storage file_system %[1]s
 	persist_config off%[15]s
@@ -130,7 +142,7 @@ http://127.0.0.1:%[6]d {
 }
 `, data, p.respond, p.proxy, p.local, p.credo, p.acapy, p.stub,
 		benchKey, orgLocal, credoJWT, orgCredo, acapyKey, orgACAPy, admin, logOpt, p.floor,
-		p.createFloor, createFloorAnswer)
+		p.createFloor, createFloorAnswer), "\tproofgate {", "\tproofgate {"+siteLog)
 }
 
 // serve is the server role: it runs Caddy with the Caddyfile named by
