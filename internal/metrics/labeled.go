@@ -9,11 +9,10 @@ import (
 // labeledCounts is a counter vector of one label whose values are a fixed
 // list: one atomic word per value, side by side, read into the metric at
 // each scrape. The counters of rejected requests (validation failures,
-// auth failures) are recorded on answers of tens of microseconds; under
-// load each cache line a count touches is a memory load, and a
-// client_golang counter is reached through its series pointer and object
-// (see requestSeries). A value's series appears once counted, as with
-// client_golang's vectors.
+// auth failures) are recorded on answers of tens of microseconds, and a
+// count here touches one cache line where a client_golang counter is
+// reached through its series pointer and object (see requestSeries). A
+// value's series appears once counted, as with client_golang's vectors.
 type labeledCounts struct {
 	desc   *prometheus.Desc
 	values []string
