@@ -16,18 +16,7 @@ import (
 // get none. The Caddyfile routes the logger to a file of its own, as the
 // README shows.
 func TestRequestLog(t *testing.T) {
-	dir := t.TempDir()
-	logPath := filepath.Join(dir, "requests.log")
-	tester := newTester(t)
-	tester.InitServer(strings.Replace(globalOptions(dir), "{\n", `{
-	log proofgate_requests {
-		output file `+logPath+`
-		format json
-		include http.handlers.proofgate.requests
-	}
-`, 1)+proofgateSite(""), "caddyfile")
-	settle(t)
-	unloadAtEnd(t)
+	logPath := startWithRequestLog(t, "")
 
 	created := postJSON(t, oobPath(orgA, "indy"), keyA, indyBody)
 	if created.status != http.StatusCreated {
@@ -87,24 +76,13 @@ func TestRequestLog(t *testing.T) {
 // the first lines of each interval and then one in thereafter; the
 // requests themselves are all answered.
 func TestRequestLogSampling(t *testing.T) {
-	dir := t.TempDir()
-	logPath := filepath.Join(dir, "requests.log")
-	tester := newTester(t)
-	tester.InitServer(strings.Replace(globalOptions(dir), "{\n", `{
-	log proofgate_requests {
-		output file `+logPath+`
-		format json
-		include http.handlers.proofgate.requests
-	}
-`, 1)+proofgateSite(`request_log {
+	logPath := startWithRequestLog(t, `request_log {
 			sampling {
 				interval 1h
 				first 3
 				thereafter 5
 			}
-		}`), "caddyfile")
-	settle(t)
-	unloadAtEnd(t)
+		}`)
 
 	// 3 first, then the 5th and 10th of the 10 after them.
 	for i := range 13 {
@@ -125,6 +103,26 @@ func TestRequestLogSampling(t *testing.T) {
 	if n = strings.Count(string(b), `"msg":"handled request"`); n != want {
 		t.Fatalf("%d lines for 13 requests, want %d:\n%s", n, want, b)
 	}
+}
+
+// startWithRequestLog loads the proofgate site with extra in its block,
+// its request log routed to a JSON file of its own (as the README shows),
+// and returns the file's path.
+func startWithRequestLog(t *testing.T, extra string) (logPath string) {
+	t.Helper()
+	dir := t.TempDir()
+	logPath = filepath.Join(dir, "requests.log")
+	tester := newTester(t)
+	tester.InitServer(strings.Replace(globalOptions(dir), "{\n", `{
+	log proofgate_requests {
+		output file `+logPath+`
+		format json
+		include http.handlers.proofgate.requests
+	}
+`, 1)+proofgateSite(extra), "caddyfile")
+	settle(t)
+	unloadAtEnd(t)
+	return logPath
 }
 
 func nilIfEmpty(s string) any {
