@@ -91,11 +91,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
 	h.requestLog = h.logger.Named(RequestLoggerName)
 	if rl := h.RequestLog; rl != nil && rl.Sampling != nil {
-		interval := time.Duration(rl.Sampling.Interval)
-		if interval <= 0 {
-			interval = time.Second
-		}
-		h.requestSample = logsample.New(interval, rl.Sampling.First, rl.Sampling.Thereafter)
+		// An unset interval is logsample's default, a second.
+		h.requestSample = logsample.New(time.Duration(rl.Sampling.Interval), rl.Sampling.First, rl.Sampling.Thereafter)
 	}
 	if err := metrics.Register(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering metrics: %v", err)

@@ -10,9 +10,11 @@ import (
 	"time"
 )
 
-// Sampler keeps, in each interval, the first First lines and then every
-// Thereafter-th (none after the first ones when Thereafter is 0). The
-// zero value keeps nothing; use New. It is safe for concurrent use.
+// Sampler keeps, in each interval, the first lines and then every
+// thereafter-th (none after the first ones when thereafter is 0). Make
+// one with New. It is safe for concurrent use; lines counted at the very
+// moment an interval starts may be counted in the one before, as with
+// zap's sampler.
 type Sampler struct {
 	interval   int64 // nanoseconds
 	first      uint64
@@ -25,9 +27,12 @@ type Sampler struct {
 	count atomic.Uint64
 }
 
-// New returns a sampler keeping, in each interval, the first first lines
-// and then every thereafter-th. interval must be positive.
+// New returns a sampler keeping, in each interval (a second if interval
+// is not positive), the first first lines and then every thereafter-th.
 func New(interval time.Duration, first, thereafter int) *Sampler {
+	if interval <= 0 {
+		interval = time.Second
+	}
 	return &Sampler{interval: int64(interval), first: uint64(max(first, 0)), thereafter: uint64(max(thereafter, 0))}
 }
 

@@ -41,6 +41,15 @@ func TestKeep(t *testing.T) {
 	}
 }
 
+// TestNewDefaultsInterval: an interval that is not positive is a second.
+func TestNewDefaultsInterval(t *testing.T) {
+	s := New(0, 1, 0)
+	start := time.Date(2026, 11, 24, 6, 0, 0, 0, time.UTC)
+	if !s.Keep(start) || s.Keep(start.Add(999*time.Millisecond)) || !s.Keep(start.Add(time.Second)) {
+		t.Error("a zero interval is not counted as a second")
+	}
+}
+
 // TestKeepConcurrent: lines counted from many goroutines in one interval
 // keep exactly first plus one in thereafter of the rest.
 func TestKeepConcurrent(t *testing.T) {
