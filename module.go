@@ -294,9 +294,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		}
 		d := time.Since(start)
 		metrics.ObserveRequest(route.operation(), sw.note.Backend, sw.status, d)
-		if h.requestSample == nil || h.requestSample.Keep(start.Add(d)) {
-			h.logRequest(r, route, param, sw, d)
-		}
+		h.logRequest(r, route, param, sw, start, d)
 		sw.ResponseWriter, sw.note = nil, handlers.RequestNote{}
 		statusWriters.Put(sw)
 	}()

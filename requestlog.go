@@ -22,7 +22,14 @@ const RequestLoggerName = "requests"
 // backend, status and duration. Nothing secret is written: no header, no
 // body, no short URL id (it opens the invitation), and e-mail addresses
 // only by domain.
-func (h *Handler) logRequest(r *http.Request, rt route, param string, sw *statusWriter, d time.Duration) {
+//
+// With request_log sampling, the sampler decides first (at start+d, the
+// clock read the duration already took), so that a dropped line never
+// reaches zap.
+func (h *Handler) logRequest(r *http.Request, rt route, param string, sw *statusWriter, start time.Time, d time.Duration) {
+	if h.requestSample != nil && !h.requestSample.Keep(start.Add(d)) {
+		return
+	}
 	c := h.requestLog.Check(zapcore.InfoLevel, "handled request")
 	if c == nil {
 		return
