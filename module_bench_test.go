@@ -121,7 +121,7 @@ func BenchmarkBadRequestCold(b *testing.B) {
 	})
 	b.Run("floor", func(b *testing.B) {
 		r, w, reset := badRequestExchange()
-		answer := []byte(`{"statusCode":400,"error":"Bad Request","message":["isShortenUrl: must be a boolean","proofFormats.indy.name: is required","proofFormats.indy.version: is required: a dotted version like \"1.0\"","proofFormats.indy: must request at least one attribute (requested_attributes) or predicate (requested_predicates)"]}`)
+		answer := []byte(floorAnswerForTest)
 		coldMedian(b, evict, func() {
 			reset()
 			var buf [512]byte
@@ -166,7 +166,7 @@ func cacheEvictor(size int) func() {
 // badRequestServer returns a function that sends bench's 400 request
 // through a module set up as production sets it up (see
 // BenchmarkBadRequest), failing b unless it is answered 400.
-func badRequestServer(b *testing.B) (serve func()) {
+func badRequestServer(b testing.TB) (serve func()) {
 	sum := sha256.Sum256([]byte("bench-key-0123456789abcdef"))
 	keys := &apikey.Provider{Keys: []apikey.Key{{Key: "sha256:" + hex.EncodeToString(sum[:]), Orgs: []string{"0f8fad5b-d9cb-469f-a165-70867728950e"}}}}
 	if err := keys.Provision(caddy.Context{}); err != nil {
@@ -229,3 +229,7 @@ func (w *deadlineWriter) Header() http.Header             { return w.header }
 func (w *deadlineWriter) WriteHeader(status int)          { w.status = status }
 func (w *deadlineWriter) Write(b []byte) (int, error)     { return len(b), nil }
 func (w *deadlineWriter) SetReadDeadline(time.Time) error { return nil }
+
+// floorAnswerForTest is proofgate's answer to bench's 400 request, as the
+// floor handlers write it.
+const floorAnswerForTest = `{"statusCode":400,"error":"Bad Request","message":["isShortenUrl: must be a boolean","proofFormats.indy.name: is required","proofFormats.indy.version: is required: a dotted version like \"1.0\"","proofFormats.indy: must request at least one attribute (requested_attributes) or predicate (requested_predicates)"]}`
