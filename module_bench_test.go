@@ -93,7 +93,7 @@ func BenchmarkUnauthorized(b *testing.B) {
 // samples it (request_log sampling: first 10 a second, then 1 in 100) to a
 // file.
 func BenchmarkBadRequest(b *testing.B) {
-	serve := badRequestServer(b)
+	serve := badRequestServer(b, time.Second)
 	b.ReportAllocs()
 	defer benchutil.CPUPerOp(b)()
 	for b.Loop() {
@@ -116,7 +116,7 @@ func BenchmarkBadRequest(b *testing.B) {
 func BenchmarkBadRequestCold(b *testing.B) {
 	evict := cacheEvictor(64 << 20)
 	b.Run("proofgate", func(b *testing.B) {
-		serve := badRequestServer(b)
+		serve := badRequestServer(b, time.Second)
 		coldMedian(b, evict, serve)
 	})
 	b.Run("floor", func(b *testing.B) {
@@ -165,8 +165,10 @@ func cacheEvictor(size int) func() {
 
 // badRequestServer returns a function that sends bench's 400 request
 // through a module set up as production sets it up (see
-// BenchmarkBadRequest), failing b unless it is answered 400.
-func badRequestServer(b testing.TB) (serve func()) {
+// BenchmarkBadRequest), failing b unless it is answered 400. The request
+// log keeps the first 10 requests of every sampleInterval, then 1 in 100
+// (production's interval is a second).
+func badRequestServer(b testing.TB, sampleInterval time.Duration) (serve func()) {
 	sum := sha256.Sum256([]byte("bench-key-0123456789abcdef"))
 	keys := &apikey.Provider{Keys: []apikey.Key{{Key: "sha256:" + hex.EncodeToString(sum[:]), Orgs: []string{"0f8fad5b-d9cb-469f-a165-70867728950e"}}}}
 	if err := keys.Provision(caddy.Context{}); err != nil {
@@ -187,7 +189,7 @@ func badRequestServer(b testing.TB) (serve func()) {
 			Validator: v, MaxBodySize: DefaultMaxBodySize},
 		logger:        zap.NewNop(),
 		requestLog:    zap.New(core),
-		requestSample: logsample.New(time.Second, 10, 100),
+		requestSample: logsample.New(sampleInterval, 10, 100),
 	}
 	next := caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { return nil })
 	r, w, reset := badRequestExchange()
