@@ -120,22 +120,29 @@ func BenchmarkBadRequestCold(b *testing.B) {
 		coldMedian(b, evict, serve)
 	})
 	b.Run("floor", func(b *testing.B) {
-		r, w, reset := badRequestExchange()
-		answer := []byte(floorAnswerForTest)
-		coldMedian(b, evict, func() {
-			reset()
-			var buf [512]byte
-			if _, err := io.ReadFull(r.Body, buf[:r.ContentLength]); err != nil {
-				b.Fatal(err)
-			}
-			h := w.Header()
-			h["Content-Type"] = []string{"application/json; charset=utf-8"}
-			h["Cache-Control"] = []string{"no-store"}
-			h["X-Content-Type-Options"] = []string{"nosniff"}
-			w.WriteHeader(http.StatusBadRequest)
-			w.Write(answer) //nolint:errcheck // the writer drops it
-		})
+		coldMedian(b, evict, floorServer(b))
 	})
+}
+
+// floorServer returns a function that does, for bench's 400 request, what
+// bench's floor handler does: read the body, write proofgate's answer
+// through the same writer, nothing else.
+func floorServer(tb testing.TB) (serve func()) {
+	r, w, reset := badRequestExchange()
+	answer := []byte(floorAnswerForTest)
+	return func() {
+		reset()
+		var buf [512]byte
+		if _, err := io.ReadFull(r.Body, buf[:r.ContentLength]); err != nil {
+			tb.Fatal(err)
+		}
+		h := w.Header()
+		h["Content-Type"] = []string{"application/json; charset=utf-8"}
+		h["Cache-Control"] = []string{"no-store"}
+		h["X-Content-Type-Options"] = []string{"nosniff"}
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write(answer) //nolint:errcheck // the writer drops it
+	}
 }
 
 // coldMedian runs serve b.N times, each after evict, and reports the
