@@ -129,7 +129,7 @@ func BenchmarkBadRequestCold(b *testing.B) {
 // through the same writer, nothing else.
 func floorServer(tb testing.TB) (serve func()) {
 	r, w, reset := badRequestExchange()
-	answer := []byte(floorAnswerForTest)
+	answer := []byte(`{"statusCode":400,"error":"Bad Request","message":["isShortenUrl: must be a boolean","proofFormats.indy.name: is required","proofFormats.indy.version: is required: a dotted version like \"1.0\"","proofFormats.indy: must request at least one attribute (requested_attributes) or predicate (requested_predicates)"]}`)
 	return func() {
 		reset()
 		var buf [512]byte
@@ -239,6 +239,3 @@ func (w *deadlineWriter) WriteHeader(status int)          { w.status = status }
 func (w *deadlineWriter) Write(b []byte) (int, error)     { return len(b), nil }
 func (w *deadlineWriter) SetReadDeadline(time.Time) error { return nil }
 
-// floorAnswerForTest is proofgate's answer to bench's 400 request, as the
-// floor handlers write it.
-const floorAnswerForTest = `{"statusCode":400,"error":"Bad Request","message":["isShortenUrl: must be a boolean","proofFormats.indy.name: is required","proofFormats.indy.version: is required: a dotted version like \"1.0\"","proofFormats.indy: must request at least one attribute (requested_attributes) or predicate (requested_predicates)"]}`
