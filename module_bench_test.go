@@ -238,4 +238,3 @@ func (w *deadlineWriter) Header() http.Header             { return w.header }
 func (w *deadlineWriter) WriteHeader(status int)          { w.status = status }
 func (w *deadlineWriter) Write(b []byte) (int, error)     { return len(b), nil }
 func (w *deadlineWriter) SetReadDeadline(time.Time) error { return nil }
-
