@@ -1,7 +1,8 @@
 // Package diskfile holds the file-system calls that durable append-only
-// files need: a data sync that skips the file's times, a directory sync
-// for new names, and an exclusive lock that keeps a second process out of
-// files only one process may append to.
+// files need: a data sync that skips the file's times, a file zero-filled
+// ahead of its appends so that the sync has only data to write
+// (Prefilled), a directory sync for new names, and an exclusive lock that
+// keeps a second process out of files only one process may append to.
 package diskfile
 
 import "os"

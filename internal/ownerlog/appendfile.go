@@ -29,17 +29,20 @@ func finished(key string, now time.Time) bool { return now.Sub(stampOf(key)) >= 
 // process's own, in the log's directory on disk (certmagic's file_system
 // storage): a commit is one write and one fdatasync, with no file
 // created, renamed or directory synced, which on a small VM's disk costs
-// several times less than a new file. A file is started at the first
-// commit, after segmentSize entries or rotateAfter, and after any failed
-// write (so a torn line can only end a file).
+// several times less than a new file. The file is zero-filled ahead of
+// the lines (diskfile.Prefilled), so the fdatasync writes no size: its
+// zeros read as the end of the lines, and since appends do not change
+// the size, other instances watch the file's modification time. A file is
+// started at the first commit, after segmentSize entries or rotateAfter,
+// and after any failed write (so a torn line can only end a file); a
+// file left gives its zeros back.
 type appender struct {
 	log  *Log
 	path string // the directory on disk
 
 	mu      sync.Mutex
-	f       *os.File
+	w       *diskfile.Prefilled
 	key     string
-	size    int
 	entries int
 	opened  time.Time
 	// mine are the files this process wrote: their lines are in memory.
@@ -58,7 +61,7 @@ func (a *appender) own(key string) bool {
 func (a *appender) writing(key string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.f != nil && a.key == key
+	return a.w != nil && a.key == key
 }
 
 // forget drops a deleted file from those this process wrote.
@@ -78,22 +81,26 @@ func (a *appender) write(doc document) error {
 	line = append(line, '\n')
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.f == nil || a.entries >= segmentSize || time.Since(a.opened) > rotateAfter {
+	if a.w == nil || a.entries >= segmentSize || time.Since(a.opened) > rotateAfter {
 		if err := a.start(); err != nil {
 			return err
 		}
 	}
-	if _, err := a.f.Write(line); err != nil {
+	before := a.w.Size()
+	err = a.w.Write(line)
+	if err == nil {
+		err = a.w.Sync()
+	}
+	if err != nil {
+		// What may have reached the file is taken back; a crash before
+		// that leaves a torn or unacknowledged last line, which readers
+		// of a finished file skip.
+		_ = a.w.Discard(before)
 		a.abandon()
 		return err
 	}
-	if err := diskfile.Fdatasync(a.f); err != nil {
-		a.abandon()
-		return err
-	}
-	a.size += len(line)
 	a.entries += len(doc.Owners)
-	a.log.setDoc(a.key, docState{entries: a.entries, size: a.size})
+	a.log.setDoc(a.key, docState{entries: a.entries, size: int(a.w.Size())})
 	return nil
 }
 
@@ -105,28 +112,35 @@ func (a *appender) start() error {
 		return err
 	}
 	key := a.log.name('a')
-	f, err := os.OpenFile(filepath.Join(a.path, filepath.Base(key)), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	// Not O_APPEND: the lines go to offsets inside the zeros.
+	f, err := os.OpenFile(filepath.Join(a.path, filepath.Base(key)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
-	if err := diskfile.SyncDir(a.path); err != nil {
+	w, err := diskfile.NewPrefilled(f, 0)
+	if err == nil {
+		err = diskfile.SyncDir(a.path)
+	}
+	if err != nil {
 		f.Close()
 		return errors.Join(err, os.Remove(f.Name()))
 	}
 	if a.mine == nil {
 		a.mine = make(map[string]struct{})
 	}
-	a.f, a.key, a.size, a.entries, a.opened = f, key, 0, 0, time.Now()
+	a.w, a.key, a.entries, a.opened = w, key, 0, time.Now()
 	a.mine[key] = struct{}{}
 	return nil
 }
 
-// abandon closes the current file; the next commit starts another.
+// abandon gives the current file's zeros back and closes it; the next
+// commit starts another.
 func (a *appender) abandon() {
-	if a.f != nil {
-		_ = a.f.Close()
+	if a.w != nil {
+		_ = a.w.Finish()
+		_ = a.w.File().Close()
 	}
-	a.f, a.key = nil, ""
+	a.w, a.key = nil, ""
 }
 
 // close closes the current file (the Log is released).

@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/caddyserver/certmagic"
+
+	"github.com/proofgate/proofgate/internal/diskfile"
 )
 
 // writeAppendFile writes an append file as a process would have, stamped
@@ -118,5 +121,78 @@ func TestAppendFileFails(t *testing.T) {
 	}
 	if _, ok := opened(t, &certmagic.FileStorage{Path: root}).Get(uuidN(2)); !ok {
 		t.Fatal("the append after the failure is not in storage")
+	}
+}
+
+// TestAppendFileZeroFilled: the file is zero-filled ahead of its lines
+// (so a commit's sync writes no size), its zeros read as the end of the
+// lines, and a file left gives them back.
+func TestAppendFileZeroFilled(t *testing.T) {
+	root := t.TempDir()
+	files := &certmagic.FileStorage{Path: root}
+	l := opened(t, files)
+	for i := range 2 {
+		if err := l.Append(Entry{ID: uuidN(i), OrgID: "a"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keys, err := files.List(context.Background(), testDir, false)
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("documents: %v, %v", keys, err)
+	}
+	name := filepath.Join(root, filepath.FromSlash(keys[0]))
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := diskfile.ContentEnd(b)
+	if end == len(b) || bytes.Count(b[:end], []byte{'\n'}) != 2 {
+		t.Fatalf("%d bytes of lines in a file of %d: want two lines, then zeros", end, len(b))
+	}
+	if org, ok := opened(t, files).Get(uuidN(1)); !ok || org != "a" {
+		t.Fatalf("another instance reading the file: %q, %v", org, ok)
+	}
+	if err := l.Destruct(); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(after, b[:end]) {
+		t.Fatalf("the file once left is %d bytes, want its %d bytes of lines", len(after), end)
+	}
+}
+
+// TestAppendFileLaterPageFirst: a reader may see a line's later page
+// written before its earlier one (the earlier still zeros): that line is
+// not read, nor skipped, until it is whole.
+func TestAppendFileLaterPageFirst(t *testing.T) {
+	root := t.TempDir()
+	files := &certmagic.FileStorage{Path: root}
+	line := `{"owners":[{"id":"` + uuidN(9) + `","orgId":"b"}]}` + "\n"
+	torn := strings.Repeat("\x00", 20) + line[20:] + strings.Repeat("\x00", 100)
+	key := writeAppendFile(t, root, time.Now(), []document{{Owners: []Entry{{ID: uuidN(8), OrgID: "b"}}}}, torn)
+	reader := opened(t, files)
+	if _, ok := reader.Get(uuidN(8)); !ok {
+		t.Fatal("the whole line before was not read")
+	}
+	if _, ok := reader.Get(uuidN(9)); ok {
+		t.Fatal("a line with zeros in it was read")
+	}
+	name := filepath.Join(root, filepath.FromSlash(key))
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(b[bytes.IndexByte(b, 0):], line[:20])
+	if err := os.WriteFile(name, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := reader.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if org, ok := reader.Get(uuidN(9)); !ok || org != "b" {
+		t.Fatalf("the line, once whole: %q, %v", org, ok)
 	}
 }

@@ -38,6 +38,7 @@ import (
 	"github.com/caddyserver/certmagic"
 	"go.uber.org/zap"
 
+	"github.com/proofgate/proofgate/internal/diskfile"
 	"github.com/proofgate/proofgate/internal/groupcommit"
 	"github.com/proofgate/proofgate/internal/metrics"
 )
@@ -117,10 +118,16 @@ type Log struct {
 }
 
 // docState is what has been read of one document: its entries and, for
-// an append file, the bytes read so far (it may grow).
+// an append file, the bytes of lines read so far (more may come), and the
+// file's size and modification time taken just before that reading, at
+// statAt (zero when storage could not tell them).
 type docState struct {
 	entries int
 	size    int
+
+	fileSize int64
+	modified time.Time
+	statAt   time.Time
 }
 
 // open returns a Log over dir in storage and starts reading what is there.
@@ -255,9 +262,13 @@ func (l *Log) read(ctx context.Context, key string) (document, error) {
 
 // eachLine decodes every complete line of b (those that do not decode
 // come with their error) and returns the bytes they span: an incomplete
-// last line is left.
+// last line is left. The lines end at the first NUL (an append file's
+// zeros ahead of its writes, see appender): a line holding one is not
+// complete, even with its newline, since a reader may see a write's later
+// page before its earlier one.
 func eachLine(b []byte, fn func(document, error)) int {
 	n := 0
+	b = b[:diskfile.ContentEnd(b)]
 	for {
 		line, rest, complete := bytes.Cut(b, []byte{'\n'})
 		if !complete {
@@ -352,9 +363,21 @@ func (l *Log) readLines(ctx context.Context, key string) error {
 	if l.appender != nil && l.appender.own(key) {
 		return nil // this process's own: in memory already
 	}
+	// The stat comes first: a write after it moves the modification
+	// time again, so othersAppended sees it even if this reading did.
+	info, statErr := l.storage.Stat(ctx, key)
+	statAt := time.Now()
 	b, err := l.fetch(ctx, key)
-	if err != nil || len(b) <= st.size {
+	if err != nil {
 		return err
+	}
+	st.fileSize, st.modified, st.statAt = 0, time.Time{}, time.Time{}
+	if statErr == nil {
+		st.fileSize, st.modified, st.statAt = info.Size, info.Modified, statAt
+	}
+	if len(b) <= st.size {
+		l.setDoc(key, st)
+		return nil
 	}
 	st.size += eachLine(b[st.size:], func(doc document, err error) {
 		if err != nil {

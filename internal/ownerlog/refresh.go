@@ -103,7 +103,11 @@ func (r *refresher) run() {
 }
 
 // othersAppended reports whether an append file of another process that
-// may still be written has grown since it was read (or cannot be told).
+// may still be written has been written since it was read (or cannot be
+// told). Its size does not tell (it is zero-filled ahead of its lines):
+// its modification time does, once that time is settled before the
+// reading's stat, since a write in the same tick as the one before does
+// not move it.
 func (l *Log) othersAppended(ctx context.Context) bool {
 	now := time.Now()
 	l.docsMu.Lock()
@@ -119,8 +123,11 @@ func (l *Log) othersAppended(ctx context.Context) bool {
 			continue
 		}
 		st, _ := l.docState(key)
+		if st.statAt.IsZero() || st.statAt.Sub(st.modified) <= settled {
+			return true
+		}
 		info, err := l.storage.Stat(ctx, key)
-		if err != nil || info.Size != int64(st.size) {
+		if err != nil || info.Size != st.fileSize || !info.Modified.Equal(st.modified) {
 			return true
 		}
 	}
