@@ -91,8 +91,9 @@ func digits(v uint32) int {
 type segment struct {
 	seq  uint32
 	f    *os.File
-	size int64 // bytes of whole lines
-	live int64 // bytes of lines holding a current version
+	w    *diskfile.Prefilled // where batches go (the current file only)
+	size int64               // bytes of whole lines
+	live int64               // bytes of lines holding a current version
 	// tombs are the deletions this file holds, with their versions: they
 	// must outlive every older file, which may hold what they delete.
 	tombs map[uuid.UUID]uint32
@@ -180,7 +181,8 @@ func Open(dir string, logger *zap.Logger) (*Log, error) {
 	return l, nil
 }
 
-// stats returns the records held and the bytes of the files.
+// stats returns the records held and the bytes of the files' lines (not
+// the zeros the current file holds ahead of them).
 func (l *Log) stats() (records int, size int64) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
@@ -214,6 +216,7 @@ func (l *Log) Close() error {
 func (l *Log) closeFiles() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.finishCurrent()
 	for _, s := range l.segs {
 		_ = s.f.Close()
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/proofgate/proofgate/internal/diskfile"
 )
 
 // leftOnDisk appends the line a failed write would have left behind had
@@ -108,16 +110,16 @@ func TestWriteAfterAFailedWriteGoesAboveIt(t *testing.T) {
 // While the disk keeps failing, the repair is tried again until it is
 // written.
 func TestRepairRetriedWhileTheDiskFails(t *testing.T) {
-	defer func(d time.Duration, w func(*os.File, []byte) (int, error)) { repairRetry, appendBatch = d, w }(repairRetry, appendBatch)
+	defer func(d time.Duration, w func(*diskfile.Prefilled, []byte) error) { repairRetry, appendBatch = d, w }(repairRetry, appendBatch)
 	repairRetry = 10 * time.Millisecond
 	var calls, failures atomic.Int32
 	failures.Store(3) // the write, then two repairs
-	appendBatch = func(f *os.File, b []byte) (int, error) {
+	appendBatch = func(w *diskfile.Prefilled, b []byte) error {
 		calls.Add(1)
 		if failures.Add(-1) >= 0 {
-			return 0, errors.New("disk failing")
+			return errors.New("disk failing")
 		}
-		return f.Write(b)
+		return w.Write(b)
 	}
 	dir := t.TempDir()
 	l := open(t, dir)

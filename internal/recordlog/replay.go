@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/uuid"
 	"go.uber.org/zap"
+
+	"github.com/proofgate/proofgate/internal/diskfile"
 )
 
 // replay reads every file back into memory: the highest version of each
@@ -61,11 +63,17 @@ func (l *Log) readSegment(s *segment, dead map[uuid.UUID]uint32) error {
 		line, err := r.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			long = append(long[:0], line...)
-			for errors.Is(err, bufio.ErrBufferFull) {
+			for errors.Is(err, bufio.ErrBufferFull) && bytes.IndexByte(line, 0) < 0 {
 				line, err = r.ReadSlice('\n')
 				long = append(long, line...)
 			}
 			line = long
+		}
+		// The zeros filled ahead of the batches (a file this process was
+		// writing when it stopped without giving them back): the lines
+		// end at the first.
+		if end := diskfile.ContentEnd(line); end < len(line) {
+			line, err = line[:end], io.EOF
 		}
 		if errors.Is(err, io.EOF) {
 			if len(line) > 0 {

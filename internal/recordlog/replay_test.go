@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 func TestTornLastLineIsSkipped(t *testing.T) {
@@ -116,4 +119,48 @@ func FuzzParseLine(f *testing.F) {
 			t.Fatalf("%q: line length %d, counted %d", b, len(b), at.lineLen())
 		}
 	})
+}
+
+// TestZeroFilledFileIsReadToItsZeros: a process that stopped without
+// giving back the zeros filled ahead of its batches leaves them in its
+// last file; its lines end at the first, with a torn line before them
+// warned about and skipped, and clean zeros read silently. The zeros are
+// longer than the reader's buffer.
+func TestZeroFilledFileIsReadToItsZeros(t *testing.T) {
+	zeros := string(make([]byte, 300<<10))
+	for _, tc := range []struct {
+		name  string
+		tail  string
+		warns int
+	}{
+		{"zeros", zeros, 0},
+		{"a torn line, then zeros", `{"id":"0f`, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			a := uuid.New()
+			body := fmt.Sprintf("{\"id\":%q,\"v\":1,\"doc\":%s}\n", a, doc(a, "x")) + tc.tail + zeros
+			if err := os.WriteFile(filepath.Join(dir, "0000000001.jsonl"), []byte(body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			core, logs := observer.New(zap.WarnLevel)
+			l, err := Open(dir, zap.New(core))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			mustGet(t, l, a)
+			if n := logs.Len(); n != tc.warns {
+				t.Fatalf("%d warnings, want %d: %v", n, tc.warns, logs.All())
+			}
+			if _, size := l.stats(); size != int64(strings.Index(body, "\n")+1) {
+				t.Fatalf("%d bytes of lines", size)
+			}
+			b := uuid.New() // written on, to a new file
+			if err := l.Put(b, doc(b, "y")); err != nil {
+				t.Fatal(err)
+			}
+			mustGet(t, l, b)
+		})
+	}
 }

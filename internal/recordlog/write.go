@@ -14,7 +14,7 @@ var errClosed = errors.New("recordlog: closed")
 
 // appendBatch writes a batch to its file (a variable for the tests, which
 // make the disk fail).
-var appendBatch = (*os.File).Write
+var appendBatch = (*diskfile.Prefilled).Write
 
 // placed is where one op of a batch went.
 type placed struct {
@@ -87,16 +87,16 @@ func (l *Log) writeBatch(ops []op) error {
 	}
 
 	// Readers go on meanwhile: nothing points past cur.size yet.
-	_, err := appendBatch(cur.f, buf)
+	err := appendBatch(cur.w, buf)
 	if err == nil {
-		err = diskfile.Fdatasync(cur.f)
+		err = cur.w.Sync()
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err != nil {
 		// Start another file for the next batch, so that a torn line can
 		// only end a file, and take back what may have been written.
-		_ = cur.f.Truncate(cur.size)
+		_ = cur.w.Discard(cur.size)
 		if l.cur == cur {
 			l.cur = nil
 		}
@@ -148,20 +148,38 @@ func (l *Log) superseded(old loc) {
 }
 
 // startSegment creates the next file, durably (its directory entry synced
-// before any commit relies on it). l.mu is held.
+// before any commit relies on it), and gives the zeros of the one before
+// back. Its batches go into zeros filled ahead of them
+// (diskfile.Prefilled), so a batch's fdatasync writes no size. l.mu is
+// held.
 func (l *Log) startSegment() error {
 	seq := l.next
-	f, err := os.OpenFile(l.path(seq), os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	// Not O_APPEND: batches go to offsets inside the zeros.
+	f, err := os.OpenFile(l.path(seq), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
-	if err := diskfile.SyncDir(l.dir); err != nil {
+	w, err := diskfile.NewPrefilled(f, 0)
+	if err == nil {
+		err = diskfile.SyncDir(l.dir)
+	}
+	if err != nil {
 		f.Close()
 		return errors.Join(err, os.Remove(f.Name()))
 	}
-	s := &segment{seq: seq, f: f, tombs: make(map[uuid.UUID]uint32), opened: l.now()}
+	l.finishCurrent()
+	s := &segment{seq: seq, f: f, w: w, tombs: make(map[uuid.UUID]uint32), opened: l.now()}
 	l.segs[seq], l.cur, l.next = s, s, seq+1
 	return nil
+}
+
+// finishCurrent gives the zeros ahead of the current file's lines back:
+// no batch goes to it any more. l.mu is held.
+func (l *Log) finishCurrent() {
+	if l.cur != nil && l.cur.w != nil {
+		_ = l.cur.w.Finish()
+		l.cur.w = nil
+	}
 }
 
 // appendUUID appends id in its canonical form, without allocating.
