@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/proofgate/proofgate/handlers"
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/outbox"
 	"github.com/proofgate/proofgate/internal/store"
@@ -178,25 +179,22 @@ func (s *changeSink) Stage(ctx context.Context, c backend.StateChange) (backend.
 		}
 		inner = st
 	}
-	return &sinkStaged{sink: s, inner: inner, change: c}, nil
+	return &sinkStaged{sink: s, inner: inner, change: c, request: handlers.ChangesOf(ctx)}, nil
 }
 
 type sinkStaged struct {
 	sink   *changeSink
 	inner  backend.Staged
 	change backend.StateChange
+	// request collects the changes of the API request that caused this
+	// one, for its request log line (nil: no request's line carries it).
+	request *handlers.RequestChanges
 }
 
 func (st *sinkStaged) Commit() {
 	st.inner.Commit()
 	lifecycleMetrics.changes.WithLabelValues(st.change.Record.State).Inc()
-	// Check first: a sampled log drops most lines, and then the fields
-	// are never built.
-	if ce := st.sink.logger.Check(zap.InfoLevel, "proof record state changed"); ce != nil {
-		ce.Write(zap.String("proof_record_id", st.change.Record.ID),
-			zap.String("previous_state", st.change.PreviousState),
-			zap.String("state", st.change.Record.State))
-	}
+	st.log()
 	// ShouldEmit: nothing subscribed and no debug log means the event
 	// would be dropped unseen, so its data (a map) is not even built.
 	if st.sink.events != nil && st.sink.events.ShouldEmit(EventStateChanged) {
@@ -205,6 +203,25 @@ func (st *sinkStaged) Commit() {
 }
 
 func (st *sinkStaged) Abort(ctx context.Context) { st.inner.Abort(ctx) }
+
+// log puts the change on the line of the request that caused it (one
+// line per handled request, sampled and silenced with the others), or,
+// for a change no request's line carries (a presentation arriving over
+// DIDComm, a record read showing the agent moved on, work a request left
+// running), on a line of its own.
+func (st *sinkStaged) log() {
+	c := st.change
+	if st.request.Add(handlers.RecordChange{ProofRecordID: c.Record.ID, PreviousState: c.PreviousState, State: c.Record.State}) {
+		return
+	}
+	// Check first: a sampled log drops most lines, and then the fields
+	// are never built.
+	if ce := st.sink.logger.Check(zap.InfoLevel, "proof record state changed"); ce != nil {
+		ce.Write(zap.String("proof_record_id", c.Record.ID),
+			zap.String("previous_state", c.PreviousState),
+			zap.String("state", c.Record.State))
+	}
+}
 
 // observedStates keeps the last state seen of each agent record, one small
 // document per record under proofgate/observed/. Two instances reading a

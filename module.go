@@ -293,8 +293,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 			handlers.WriteInternalError(sw, h.logger, fmt.Sprintf("panic: %v", rec))
 		}
 		d := time.Since(start)
+		// Closed whether or not the line is written: a change committed
+		// later gets a line of its own.
+		changes := sw.note.Changes.Close()
 		metrics.ObserveRequest(route.operation(), sw.note.Backend, sw.status, d)
-		h.logRequest(r, route, param, sw, start, d)
+		h.logRequest(r, route, param, sw, changes, start, d)
 		sw.ResponseWriter, sw.note = nil, handlers.RequestNote{}
 		statusWriters.Put(sw)
 	}()

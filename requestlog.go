@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/proofgate/proofgate/handlers"
 	"github.com/proofgate/proofgate/internal/validate"
 )
 
@@ -19,14 +20,14 @@ const RequestLoggerName = "requests"
 
 // logRequest writes the request's line at info level: request id (Caddy's
 // {http.request.uuid}, the one its access log shows), org, operation,
-// backend, status and duration. Nothing secret is written: no header, no
-// body, no short URL id (it opens the invitation), and e-mail addresses
-// only by domain.
+// backend, status and duration, and the record state changes the request
+// caused. Nothing secret is written: no header, no body, no short URL id
+// (it opens the invitation), and e-mail addresses only by domain.
 //
 // With request_log sampling, the sampler decides first (at start+d, the
 // clock read the duration already took), so that a dropped line never
 // reaches zap.
-func (h *Handler) logRequest(r *http.Request, rt route, param string, sw *statusWriter, start time.Time, d time.Duration) {
+func (h *Handler) logRequest(r *http.Request, rt route, param string, sw *statusWriter, changes []handlers.RecordChange, start time.Time, d time.Duration) {
 	if h.requestSample != nil && !h.requestSample.Keep(start.Add(d)) {
 		return
 	}
@@ -52,13 +53,43 @@ func (h *Handler) logRequest(r *http.Request, rt route, param string, sw *status
 	if org != "" {
 		fields = append(fields, zap.String("org", RedactEmail(org)))
 	}
-	if rt == routeAccept && validate.ProofRecordID(param) == nil {
+	switch {
+	case len(changes) == 1:
+		fields = append(fields, zap.String("proof_record_id", changes[0].ProofRecordID))
+		if changes[0].PreviousState != "" {
+			fields = append(fields, zap.String("previous_state", changes[0].PreviousState))
+		}
+		fields = append(fields, zap.String("state", changes[0].State))
+	case rt == routeAccept && validate.ProofRecordID(param) == nil:
 		fields = append(fields, zap.String("proof_record_id", param))
+	}
+	if len(changes) > 1 {
+		fields = append(fields, zap.Array("state_changes", recordChanges(changes)))
 	}
 	if len(sw.note.Recipients) > 0 {
 		fields = append(fields, zap.Strings("recipients", redactEmails(sw.note.Recipients)))
 	}
 	c.Write(fields...)
+}
+
+// recordChanges are a request's state changes, as a log field.
+type recordChanges []handlers.RecordChange
+
+func (cs recordChanges) MarshalLogArray(enc zapcore.ArrayEncoder) error {
+	for _, c := range cs {
+		err := enc.AppendObject(zapcore.ObjectMarshalerFunc(func(o zapcore.ObjectEncoder) error {
+			o.AddString("proof_record_id", c.ProofRecordID)
+			if c.PreviousState != "" {
+				o.AddString("previous_state", c.PreviousState)
+			}
+			o.AddString("state", c.State)
+			return nil
+		}))
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // requestID is Caddy's id of the request ({http.request.uuid}), made on

@@ -13,12 +13,13 @@ func (g *Gateway) AcceptPresentation(w http.ResponseWriter, r *http.Request, rec
 	if !ok {
 		return
 	}
-	rec, err := b.AcceptPresentation(r.Context(), org, recordID)
+	ctx := changesContext(w, r)
+	rec, err := b.AcceptPresentation(ctx, org, recordID)
 	if err != nil {
 		writeBackendError(w, g.Logger, recordID, err)
 		return
 	}
 	prev := backend.StatePresentationReceived // the only state accept leaves
-	g.reportChange(r.Context(), b, prev, rec)
+	g.reportChange(ctx, b, prev, rec)
 	writeJSON(w, http.StatusOK, rec)
 }

@@ -23,6 +23,9 @@ type RequestNote struct {
 	// Recipients are the e-mail recipients of a send (for the log, which
 	// shows only their domains).
 	Recipients []string
+	// Changes are the record state changes the request caused (nil when
+	// it changed none), for its log line.
+	Changes *RequestChanges
 }
 
 // Noter is implemented by response writers that carry a RequestNote.

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -84,14 +85,16 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 	}
 	c := &creation{g: g, b: b, org: org, req: req}
 	c.done = c.first[:0]
-	g.idempotent(w, r, principal, orgID, body, func(w http.ResponseWriter) { g.create(w, r, c) })
+	ctx := changesContext(w, r) // w, not the idempotency recorder: it has the note
+	g.idempotent(w, r, principal, orgID, body, func(w http.ResponseWriter) { g.create(ctx, w, r, c) })
 }
 
-// create makes the proof request(s) of one HTTP request and answers it.
-func (g *Gateway) create(w http.ResponseWriter, r *http.Request, c *creation) {
+// create makes the proof request(s) of one HTTP request and answers it;
+// ctx is the request's, collecting the changes for its log line.
+func (g *Gateway) create(ctx context.Context, w http.ResponseWriter, r *http.Request, c *creation) {
 	req := c.req
 	if len(req.Emails) == 0 {
-		if err := c.one(r.Context(), ""); err != nil {
+		if err := c.one(ctx, ""); err != nil {
 			c.undo(r)
 			writeBackendError(w, g.Logger, "", err)
 			return
@@ -111,7 +114,7 @@ func (g *Gateway) create(w http.ResponseWriter, r *http.Request, c *creation) {
 
 	recipients := make([]recipient, 0, len(req.Emails))
 	for _, to := range req.Emails {
-		if err := c.one(r.Context(), to); err != nil {
+		if err := c.one(ctx, to); err != nil {
 			c.undo(r)
 			writeBackendError(w, g.Logger, "", err)
 			return

@@ -14,7 +14,8 @@ import (
 // http.handlers.proofgate.requests, with request id, operation, org,
 // backend, status and duration, and no secret; passed-through requests
 // get none. The Caddyfile routes the logger to a file of its own, as the
-// README shows.
+// README shows, with the changes logger beside it: the state change a
+// create causes is on its line, not on one of its own.
 func TestRequestLog(t *testing.T) {
 	logPath := startWithRequestLog(t, "")
 
@@ -70,6 +71,10 @@ func TestRequestLog(t *testing.T) {
 		lines[3]["proof_record_id"] != "9b2c6f0e-1d3a-4c5b-8e7f-0a1b2c3d4e5f" {
 		t.Errorf("fields: %v / %v", lines[0], lines[3])
 	}
+	id := created.json(t)["data"].(map[string]any)["proofRecordId"]
+	if _, prev := lines[0]["previous_state"]; lines[0]["proof_record_id"] != id || lines[0]["state"] != "request-sent" || prev {
+		t.Errorf("the create's change on its line: %v (record %v)", lines[0], id)
+	}
 }
 
 // TestRequestLogSampling: with request_log sampling, a real Caddy writes
@@ -117,7 +122,7 @@ func startWithRequestLog(t *testing.T, extra string) (logPath string) {
 	log proofgate_requests {
 		output file `+logPath+`
 		format json
-		include http.handlers.proofgate.requests
+		include http.handlers.proofgate.requests http.handlers.proofgate.changes
 	}
 `, 1)+proofgateSite(extra), "caddyfile")
 	settle(t)
