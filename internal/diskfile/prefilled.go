@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"path/filepath"
 )
 
 // Prefilled appends to a file whose space ahead of the writes is already
@@ -37,15 +38,20 @@ const (
 // zeros is what a fill writes, a block at a time.
 var zeros [fillMin]byte
 
-// NewPrefilled appends to f after its first end bytes (the content a new
-// or read-back file holds). f must not be opened with O_APPEND: writes go
-// to explicit offsets.
-func NewPrefilled(f *os.File, end int64) (*Prefilled, error) {
-	fi, err := f.Stat()
+// CreatePrefilled creates the file at path, which must not exist, for
+// appends, durably: its directory entry is synced before any write relies
+// on it. On an error nothing is left at path. The file is not opened with
+// O_APPEND (writes go to offsets inside the zeros); it is readable too.
+func CreatePrefilled(path string) (*Prefilled, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	return &Prefilled{f: f, end: end, filled: max(end, fi.Size())}, nil
+	if err := SyncDir(filepath.Dir(path)); err != nil {
+		f.Close()
+		return nil, errors.Join(err, os.Remove(path))
+	}
+	return &Prefilled{f: f}, nil
 }
 
 // File returns the file, for reads at offsets below Size.

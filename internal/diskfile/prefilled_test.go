@@ -2,26 +2,20 @@ package diskfile
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
-func openPrefilled(t *testing.T, content []byte) (*Prefilled, string) {
+func openPrefilled(t *testing.T) (*Prefilled, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "log")
-	if err := os.WriteFile(path, content, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	p, err := CreatePrefilled(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { f.Close() })
-	p, err := NewPrefilled(f, int64(ContentEnd(content)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(func() { p.File().Close() })
 	return p, path
 }
 
@@ -39,7 +33,7 @@ func fileSize(t *testing.T, path string) int64 {
 // write) changes only when a fill does, and the content reads back up to
 // the first NUL.
 func TestPrefilledWrites(t *testing.T) {
-	p, path := openPrefilled(t, nil)
+	p, path := openPrefilled(t)
 	var want []byte
 	line := append(bytes.Repeat([]byte("x"), 999), '\n')
 	sizes := map[int64]bool{}
@@ -76,7 +70,7 @@ func TestPrefilledWrites(t *testing.T) {
 // TestPrefilledLargeWrite: a write larger than any fill gets a fill that
 // holds it.
 func TestPrefilledLargeWrite(t *testing.T) {
-	p, path := openPrefilled(t, nil)
+	p, path := openPrefilled(t)
 	big := bytes.Repeat([]byte("y"), 3*fillMax+5)
 	if err := p.Write(big); err != nil {
 		t.Fatal(err)
@@ -104,7 +98,7 @@ func TestPrefilledFinishAndDiscard(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p, path := openPrefilled(t, nil)
+			p, path := openPrefilled(t)
 			for _, s := range []string{"one\n", "two\n"} {
 				if err := p.Write([]byte(s)); err != nil {
 					t.Fatal(err)
@@ -127,17 +121,18 @@ func TestPrefilledFinishAndDiscard(t *testing.T) {
 	}
 }
 
-// TestPrefilledReopened: a file read back with its zeros (a crash left
-// them) is written on from its content's end, inside the old fill.
-func TestPrefilledReopened(t *testing.T) {
-	old := append([]byte("one\n"), make([]byte, 100)...)
-	p, path := openPrefilled(t, old)
-	if err := p.Write([]byte("two\n")); err != nil {
+// TestCreatePrefilledExisting: a file that exists is not taken over, and
+// is left as it was.
+func TestCreatePrefilledExisting(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log")
+	if err := os.WriteFile(path, []byte("one\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := os.ReadFile(path)
-	if len(b) != len(old) || string(b[:ContentEnd(b)]) != "one\ntwo\n" {
-		t.Fatalf("file %q (%d bytes), want one and two in the old %d", b[:ContentEnd(b)], len(b), len(old))
+	if _, err := CreatePrefilled(path); !errors.Is(err, os.ErrExist) {
+		t.Fatalf("CreatePrefilled over an existing file: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "one\n" {
+		t.Fatalf("the existing file is now %q", b)
 	}
 }
 

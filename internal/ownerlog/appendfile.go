@@ -2,7 +2,6 @@ package ownerlog
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"sync"
@@ -112,18 +111,9 @@ func (a *appender) start() error {
 		return err
 	}
 	key := a.log.name('a')
-	// Not O_APPEND: the lines go to offsets inside the zeros.
-	f, err := os.OpenFile(filepath.Join(a.path, filepath.Base(key)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	w, err := diskfile.CreatePrefilled(filepath.Join(a.path, filepath.Base(key)))
 	if err != nil {
 		return err
-	}
-	w, err := diskfile.NewPrefilled(f, 0)
-	if err == nil {
-		err = diskfile.SyncDir(a.path)
-	}
-	if err != nil {
-		f.Close()
-		return errors.Join(err, os.Remove(f.Name()))
 	}
 	if a.mine == nil {
 		a.mine = make(map[string]struct{})

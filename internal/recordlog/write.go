@@ -2,7 +2,6 @@ package recordlog
 
 import (
 	"errors"
-	"os"
 	"strconv"
 
 	"github.com/google/uuid"
@@ -154,21 +153,12 @@ func (l *Log) superseded(old loc) {
 // held.
 func (l *Log) startSegment() error {
 	seq := l.next
-	// Not O_APPEND: batches go to offsets inside the zeros.
-	f, err := os.OpenFile(l.path(seq), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	w, err := diskfile.CreatePrefilled(l.path(seq))
 	if err != nil {
 		return err
 	}
-	w, err := diskfile.NewPrefilled(f, 0)
-	if err == nil {
-		err = diskfile.SyncDir(l.dir)
-	}
-	if err != nil {
-		f.Close()
-		return errors.Join(err, os.Remove(f.Name()))
-	}
 	l.finishCurrent()
-	s := &segment{seq: seq, f: f, w: w, tombs: make(map[uuid.UUID]uint32), opened: l.now()}
+	s := &segment{seq: seq, f: w.File(), w: w, tombs: make(map[uuid.UUID]uint32), opened: l.now()}
 	l.segs[seq], l.cur, l.next = s, s, seq+1
 	return nil
 }
