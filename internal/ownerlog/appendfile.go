@@ -1,7 +1,6 @@
 package ownerlog
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"sync"
@@ -43,7 +42,9 @@ type appender struct {
 	w       *diskfile.Prefilled
 	key     string
 	entries int
-	opened  time.Time
+	// line is the buffer a commit's line is encoded in, reused.
+	line   []byte
+	opened time.Time
 	// mine are the files this process wrote: their lines are in memory.
 	mine map[string]struct{}
 }
@@ -73,20 +74,17 @@ func (a *appender) forget(key string) {
 // write appends doc as one line and makes it durable. Commits are
 // serialized by the committer, so writes never interleave.
 func (a *appender) write(doc document) error {
-	line, err := json.Marshal(doc)
-	if err != nil {
-		return err
-	}
-	line = append(line, '\n')
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.line = append(appendDocument(a.line[:0], doc), '\n')
+	line := a.line
 	if a.w == nil || a.entries >= segmentSize || time.Since(a.opened) > rotateAfter {
 		if err := a.start(); err != nil {
 			return err
 		}
 	}
 	before := a.w.Size()
-	err = a.w.Write(line)
+	err := a.w.Write(line)
 	if err == nil {
 		err = a.w.Sync()
 	}

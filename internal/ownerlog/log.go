@@ -396,10 +396,7 @@ func (l *Log) store(ctx context.Context, key string, doc document) error {
 	if doc.Owners == nil {
 		doc.Owners = []Entry{}
 	}
-	b, err := json.Marshal(doc)
-	if err != nil {
-		return err
-	}
+	b := appendDocument(nil, doc)
 	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
 	if err := l.storage.Store(ctx, key, b); err != nil {
