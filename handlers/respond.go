@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/zap"
 
+	"github.com/proofgate/proofgate/internal/jsonenc"
 	"github.com/proofgate/proofgate/internal/metrics"
 )
 
@@ -206,18 +207,7 @@ func appendErrorBody(b []byte, status int, message any) ([]byte, bool) {
 		b = appendJSONString(b, m)
 	case []string:
 		b = append(b, `,"message":`...)
-		if m == nil {
-			b = append(b, "null"...)
-			break
-		}
-		b = append(b, '[')
-		for i, s := range m {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, s)
-		}
-		b = append(b, ']')
+		b = jsonenc.AppendArray(b, m, appendJSONString)
 	}
 	return append(b, '}'), true
 }

@@ -8,30 +8,15 @@ import "github.com/proofgate/proofgate/internal/jsonenc"
 // the committer's own work on it.
 func appendDocument(b []byte, doc document) []byte {
 	b = append(b, `{"owners":`...)
-	if doc.Owners == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, e := range doc.Owners {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendEntry(b, e)
-		}
-		b = append(b, ']')
-	}
+	b = jsonenc.AppendArray(b, doc.Owners, appendEntry)
 	if len(doc.Forgotten) > 0 {
-		b = append(b, `,"forgotten":[`...)
-		for i, id := range doc.Forgotten {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonenc.AppendString(b, id, true)
-		}
-		b = append(b, ']')
+		b = append(b, `,"forgotten":`...)
+		b = jsonenc.AppendArray(b, doc.Forgotten, appendID)
 	}
 	return append(b, '}')
 }
+
+func appendID(b []byte, id string) []byte { return jsonenc.AppendString(b, id, true) }
 
 // appendEntry appends e in Entry's field order, leaving out the empty
 // omitempty fields.

@@ -37,28 +37,7 @@ func appendInvitation(b []byte, inv *Invitation) ([]byte, error) {
 		return nil, err
 	}
 	b = append(b, `,"services":`...)
-	if inv.Services == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, s := range inv.Services {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"id":`...)
-			b = jsonenc.AppendString(b, s.ID, false)
-			b = append(b, `,"type":`...)
-			b = jsonenc.AppendString(b, s.Type, false)
-			b = append(b, `,"recipientKeys":`...)
-			b = appendStrings(b, s.RecipientKeys)
-			b = append(b, `,"routingKeys":`...)
-			b = appendStrings(b, s.RoutingKeys)
-			b = append(b, `,"serviceEndpoint":`...)
-			b = jsonenc.AppendString(b, s.ServiceEndpoint, false)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b = jsonenc.AppendArray(b, inv.Services, appendService)
 	if inv.Thread != nil {
 		b = append(b, `,"~thread":`...)
 		b = appendThread(b, inv.Thread)
@@ -124,17 +103,24 @@ func appendAttachment(b []byte, a *Attachment) ([]byte, error) {
 	return append(b, "}}"...), nil
 }
 
+// appendService appends one of an invitation's inline services.
+func appendService(b []byte, s InlineService) []byte {
+	b = append(b, `{"id":`...)
+	b = jsonenc.AppendString(b, s.ID, false)
+	b = append(b, `,"type":`...)
+	b = jsonenc.AppendString(b, s.Type, false)
+	b = append(b, `,"recipientKeys":`...)
+	b = appendStrings(b, s.RecipientKeys)
+	b = append(b, `,"routingKeys":`...)
+	b = appendStrings(b, s.RoutingKeys)
+	b = append(b, `,"serviceEndpoint":`...)
+	b = jsonenc.AppendString(b, s.ServiceEndpoint, false)
+	return append(b, '}')
+}
+
 // appendStrings appends a []string as encoding/json does: null for nil.
 func appendStrings(b []byte, list []string) []byte {
-	if list == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, s := range list {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonenc.AppendString(b, s, false)
-	}
-	return append(b, ']')
+	return jsonenc.AppendArray(b, list, appendString)
 }
+
+func appendString(b []byte, s string) []byte { return jsonenc.AppendString(b, s, false) }

@@ -41,22 +41,7 @@ func appendRequestV2(b []byte, m *RequestPresentationV2) ([]byte, error) {
 		b = append(b, `,"will_confirm":false`...)
 	}
 	b = append(b, `,"formats":`...)
-	if m.Formats == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, f := range m.Formats {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"attach_id":`...)
-			b = jsonenc.AppendString(b, f.AttachID, false)
-			b = append(b, `,"format":`...)
-			b = jsonenc.AppendString(b, f.Format, false)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b = jsonenc.AppendArray(b, m.Formats, appendFormat)
 	return appendRequestTail(b, m.Attach, m.Thread, m.Service)
 }
 
@@ -100,4 +85,13 @@ func attachmentsSize(list []Attachment) int {
 		n += 64 + len(a.Data.Base64) + len(a.Data.JSON)
 	}
 	return n
+}
+
+// appendFormat appends one entry of a message's formats list.
+func appendFormat(b []byte, f AttachFormat) []byte {
+	b = append(b, `{"attach_id":`...)
+	b = jsonenc.AppendString(b, f.AttachID, false)
+	b = append(b, `,"format":`...)
+	b = jsonenc.AppendString(b, f.Format, false)
+	return append(b, '}')
 }
