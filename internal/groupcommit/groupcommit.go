@@ -31,6 +31,24 @@ var donePool = sync.Pool{New: func() any { return make(chan error, 1) }}
 
 // Submit queues item and waits until its batch is written (nil) or failed.
 func (c *Committer[T]) Submit(item T) error {
+	return c.Start(item).Wait()
+}
+
+// Ticket is an item queued by Start.
+type Ticket struct{ done chan error }
+
+// Wait waits until the item's batch is written (nil) or failed. It must be
+// called exactly once.
+func (t Ticket) Wait() error {
+	err := <-t.done
+	donePool.Put(t.done)
+	return err
+}
+
+// Start queues item and returns at once; the ticket's Wait waits for its
+// batch. Between the two the caller can do other work, such as a network
+// call, while the batch is written.
+func (c *Committer[T]) Start(item T) Ticket {
 	w := waiter[T]{item: item, done: donePool.Get().(chan error)}
 	c.mu.Lock()
 	c.queue = append(c.queue, w)
@@ -39,9 +57,7 @@ func (c *Committer[T]) Submit(item T) error {
 		go c.run()
 	}
 	c.mu.Unlock()
-	err := <-w.done
-	donePool.Put(w.done)
-	return err
+	return Ticket{done: w.done}
 }
 
 // SubmitAll queues items together and waits until all are written: the

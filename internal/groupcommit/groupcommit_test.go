@@ -95,3 +95,32 @@ func TestSubmitAllWaitsForEveryItem(t *testing.T) {
 		t.Fatal("nothing to write is no error")
 	}
 }
+
+// TestStartWritesWhileTheCallerWorks: Start returns before the batch is
+// written, the write goes on meanwhile, and Wait returns its outcome.
+func TestStartWritesWhileTheCallerWorks(t *testing.T) {
+	release := make(chan struct{})
+	writing := make(chan []int, 1)
+	c := &Committer[int]{Write: func(b []int) error {
+		writing <- append([]int(nil), b...)
+		<-release
+		if b[0] < 0 {
+			return errors.New("refused")
+		}
+		return nil
+	}}
+	ticket := c.Start(7)
+	// The caller is not waiting, yet the batch is being written.
+	if got := <-writing; len(got) != 1 || got[0] != 7 {
+		t.Fatalf("batch = %v, want [7]", got)
+	}
+	close(release)
+	if err := ticket.Wait(); err != nil {
+		t.Fatalf("Wait = %v", err)
+	}
+	failed := c.Start(-1)
+	<-writing
+	if err := failed.Wait(); err == nil {
+		t.Fatal("the failed write's error must reach the ticket")
+	}
+}

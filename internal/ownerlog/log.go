@@ -172,6 +172,13 @@ func (l *Log) Append(e Entry) error {
 	return l.commit.Submit(pending{entry: e})
 }
 
+// Start begins remembering e durably and returns at once: the ticket's
+// Wait returns once e's batch is stored, as Append does. A caller can make
+// a network call meanwhile.
+func (l *Log) Start(e Entry) groupcommit.Ticket {
+	return l.commit.Start(pending{entry: e})
+}
+
 // Forget durably forgets record id (a tombstone).
 func (l *Log) Forget(id string) error {
 	return l.commit.Submit(pending{entry: Entry{ID: id}, forget: true})

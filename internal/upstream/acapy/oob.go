@@ -11,8 +11,9 @@ import (
 )
 
 // SendOutOfBandRequest creates the presentation request, then an
-// out-of-band invitation carrying it. If the invitation cannot be made,
-// the request is deleted again: nobody could ever answer it.
+// out-of-band invitation carrying it, while the request's owner is made
+// durable. If the invitation cannot be made, the request is deleted again
+// (nobody could ever answer it) and its owner forgotten.
 func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req backend.OOBRequest) (backend.OOBResult, error) {
 	body, err := buildCreate(req)
 	if err != nil {
@@ -30,6 +31,9 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 	if err != nil {
 		return backend.OOBResult{}, b.client.BadAnswer(call, err.Error())
 	}
+	// The record's id is known: its owner is made durable while the
+	// invitation is created, and waited for before either outcome.
+	owner := b.owners.Start(rec.ID, org, rec.ThreadID)
 
 	icall := agent.Request{Method: http.MethodPost, Path: "/out-of-band/create-invitation", JSON: b.buildInvitation(org, req, rec.ID)}
 	iresp, err := b.do(ctx, org, icall)
@@ -49,15 +53,18 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 	}
 	if err != nil {
 		b.discard(org, rec.ID)
+		if owner.Wait() == nil {
+			b.forget(org, rec.ID)
+		}
+		return backend.OOBResult{}, err
+	}
+	if err := owner.Wait(); err != nil {
+		b.discard(org, rec.ID)
 		return backend.OOBResult{}, err
 	}
 
 	rec.OrgID = org.ID
 	rec.AutoAcceptProof = req.AutoAcceptProof
-	if err := b.owners.Remember(ctx, rec.ID, org, rec.ThreadID); err != nil {
-		b.discard(org, rec.ID)
-		return backend.OOBResult{}, err
-	}
 	return backend.OOBResult{
 		ProofRecord:   rec,
 		Invitation:    inv.Invitation,
@@ -78,6 +85,16 @@ func (b *Backend) discard(org backend.Org, id string) {
 	}
 	if err != nil {
 		b.client.Logger().Error("could not delete a presentation request left without invitation",
+			zap.String("pres_ex_id", id), zap.String("org", org.ID), zap.Error(err))
+	}
+}
+
+// forget drops the owner of a request that was deleted again. A failure
+// only leaves an owner of a record the agent no longer has, which no
+// accept can use; it is logged.
+func (b *Backend) forget(org backend.Org, id string) {
+	if err := b.owners.Forget(context.Background(), id); err != nil {
+		b.client.Logger().Warn("could not forget the owner of a deleted presentation request",
 			zap.String("pres_ex_id", id), zap.String("org", org.ID), zap.Error(err))
 	}
 }

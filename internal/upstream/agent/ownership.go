@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/groupcommit"
 	"github.com/proofgate/proofgate/internal/ownerlog"
 	"github.com/proofgate/proofgate/internal/store"
 )
@@ -71,14 +72,29 @@ func (o *Ownership) Close() {
 // storage failure is ErrUnavailable: without it the record could not be
 // authorized later.
 func (o *Ownership) Remember(ctx context.Context, id string, org backend.Org, threadID string) error {
-	err := o.log.Append(ownerlog.Entry{
-		ID: id, OrgID: org.ID, Tenant: org.Tenant, Agent: o.agent, ThreadID: threadID,
-		CreatedAt: time.Now().UTC().Format(backend.TimeFormat),
-	})
-	if err != nil {
+	return o.Start(id, org, threadID).Wait()
+}
+
+// Remembering is an owner being made durable (Start).
+type Remembering struct{ ticket groupcommit.Ticket }
+
+// Wait returns once the owner is durable, or ErrUnavailable. It must be
+// called exactly once.
+func (r Remembering) Wait() error {
+	if err := r.ticket.Wait(); err != nil {
 		return errors.Join(backend.ErrUnavailable, err)
 	}
 	return nil
+}
+
+// Start begins what Remember does and returns at once, so that a create
+// can make its next agent call while the owner's batch is written; the
+// create must Wait before it answers.
+func (o *Ownership) Start(id string, org backend.Org, threadID string) Remembering {
+	return Remembering{ticket: o.log.Start(ownerlog.Entry{
+		ID: id, OrgID: org.ID, Tenant: org.Tenant, Agent: o.agent, ThreadID: threadID,
+		CreatedAt: time.Now().UTC().Format(backend.TimeFormat),
+	})}
 }
 
 // lookup returns the org that created record id, or backend.ErrNotFound

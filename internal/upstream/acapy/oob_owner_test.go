@@ -1,0 +1,67 @@
+package acapy
+
+import (
+	"context"
+	"errors"
+	"path"
+	"testing"
+
+	"github.com/caddyserver/certmagic"
+
+	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/upstream/openapitest"
+)
+
+// The owner is made durable while the invitation is created: a create
+// that succeeds has its owner on disk when it returns (a backend started
+// afresh on the same storage finds it), and one whose invitation fails
+// leaves no owner of the request it deleted.
+func TestCreateOwnerAroundTheInvitation(t *testing.T) {
+	ctx := context.Background()
+	org := backend.Org{ID: "org-1"}
+	dir := t.TempDir()
+	onDisk := func(b *Backend) {
+		b.APIKey = "admin-key"
+		b.storage = &certmagic.FileStorage{Path: dir}
+	}
+
+	t.Run("success: the owner is durable", func(t *testing.T) {
+		fake := openapitest.NewACAPy(t, openapitest.ACAPyOptions{APIKey: "admin-key"})
+		b := newBackend(t, fake, onDisk)
+		res, err := b.SendOutOfBandRequest(ctx, org, indyRequest())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = b.Cleanup()
+		fresh := newBackend(t, fake, onDisk)
+		if got, err := fresh.RecordOrg(ctx, res.ProofRecord.ID); err != nil || got != org.ID {
+			t.Fatalf("after a restart RecordOrg = %q, %v; want %q", got, err, org.ID)
+		}
+	})
+
+	t.Run("invitation fails: no owner is left", func(t *testing.T) {
+		fake := openapitest.NewACAPy(t, openapitest.ACAPyOptions{APIKey: "admin-key"})
+		b := newBackend(t, fake, onDisk)
+		fake.Inject(openapitest.ACAPyCreateInvitation, openapitest.Fault{Status: 500, Body: "500: x", ContentType: "text/plain"})
+		if _, err := b.SendOutOfBandRequest(ctx, org, indyRequest()); err == nil {
+			t.Fatal("the create must fail with its invitation")
+		}
+		var deleted string
+		for _, c := range fake.Calls() {
+			if c.Operation == openapitest.ACAPyDeleteRecord {
+				deleted = path.Base(c.Path)
+			}
+		}
+		if deleted == "" {
+			t.Fatal("the request was not deleted at the agent")
+		}
+		if _, err := b.RecordOrg(ctx, deleted); !errors.Is(err, backend.ErrNotFound) {
+			t.Fatalf("the deleted request's owner is still remembered: %v", err)
+		}
+		_ = b.Cleanup()
+		fresh := newBackend(t, fake, onDisk)
+		if _, err := fresh.RecordOrg(ctx, deleted); !errors.Is(err, backend.ErrNotFound) {
+			t.Fatalf("after a restart the deleted request's owner is remembered: %v", err)
+		}
+	})
+}
