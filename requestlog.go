@@ -55,11 +55,7 @@ func (h *Handler) logRequest(r *http.Request, rt route, param string, sw *status
 	}
 	switch {
 	case len(changes) == 1:
-		fields = append(fields, zap.String("proof_record_id", changes[0].ProofRecordID))
-		if changes[0].PreviousState != "" {
-			fields = append(fields, zap.String("previous_state", changes[0].PreviousState))
-		}
-		fields = append(fields, zap.String("state", changes[0].State))
+		fields = append(fields, zap.Inline(recordChange(changes[0])))
 	case rt == routeAccept && validate.ProofRecordID(param) == nil:
 		fields = append(fields, zap.String("proof_record_id", param))
 	}
@@ -72,20 +68,25 @@ func (h *Handler) logRequest(r *http.Request, rt route, param string, sw *status
 	c.Write(fields...)
 }
 
+// recordChange is one state change's fields: inline on the line of a
+// request that caused one, an object of state_changes for several.
+type recordChange handlers.RecordChange
+
+func (c recordChange) MarshalLogObject(o zapcore.ObjectEncoder) error {
+	o.AddString("proof_record_id", c.ProofRecordID)
+	if c.PreviousState != "" {
+		o.AddString("previous_state", c.PreviousState)
+	}
+	o.AddString("state", c.State)
+	return nil
+}
+
 // recordChanges are a request's state changes, as a log field.
 type recordChanges []handlers.RecordChange
 
 func (cs recordChanges) MarshalLogArray(enc zapcore.ArrayEncoder) error {
 	for _, c := range cs {
-		err := enc.AppendObject(zapcore.ObjectMarshalerFunc(func(o zapcore.ObjectEncoder) error {
-			o.AddString("proof_record_id", c.ProofRecordID)
-			if c.PreviousState != "" {
-				o.AddString("previous_state", c.PreviousState)
-			}
-			o.AddString("state", c.State)
-			return nil
-		}))
-		if err != nil {
+		if err := enc.AppendObject(recordChange(c)); err != nil {
 			return err
 		}
 	}

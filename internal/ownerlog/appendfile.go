@@ -77,14 +77,13 @@ func (a *appender) write(doc document) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.line = append(appendDocument(a.line[:0], doc), '\n')
-	line := a.line
 	if a.w == nil || a.entries >= segmentSize || time.Since(a.opened) > rotateAfter {
 		if err := a.start(); err != nil {
 			return err
 		}
 	}
 	before := a.w.Size()
-	err := a.w.Write(line)
+	err := a.w.Write(a.line)
 	if err == nil {
 		err = a.w.Sync()
 	}

@@ -1,6 +1,9 @@
 package ownerlog
 
-import "github.com/proofgate/proofgate/internal/jsonenc"
+import (
+	"github.com/proofgate/proofgate/internal/jsonenc"
+	"github.com/proofgate/proofgate/internal/store"
+)
 
 // appendDocument appends doc as json.Marshal writes it: the same bytes
 // (encode_test.go checks them, and fuzzes them), without reflection. Every
@@ -11,20 +14,18 @@ func appendDocument(b []byte, doc document) []byte {
 	b = jsonenc.AppendArray(b, doc.Owners, appendEntry)
 	if len(doc.Forgotten) > 0 {
 		b = append(b, `,"forgotten":`...)
-		b = jsonenc.AppendArray(b, doc.Forgotten, appendID)
+		b = jsonenc.AppendArray(b, doc.Forgotten, store.AppendString)
 	}
 	return append(b, '}')
 }
-
-func appendID(b []byte, id string) []byte { return jsonenc.AppendString(b, id, true) }
 
 // appendEntry appends e in Entry's field order, leaving out the empty
 // omitempty fields.
 func appendEntry(b []byte, e Entry) []byte {
 	b = append(b, `{"id":`...)
-	b = jsonenc.AppendString(b, e.ID, true)
+	b = store.AppendString(b, e.ID)
 	b = append(b, `,"orgId":`...)
-	b = jsonenc.AppendString(b, e.OrgID, true)
+	b = store.AppendString(b, e.OrgID)
 	b = appendOptional(b, `,"tenant":`, e.Tenant)
 	b = appendOptional(b, `,"agent":`, e.Agent)
 	b = appendOptional(b, `,"threadId":`, e.ThreadID)
@@ -36,5 +37,5 @@ func appendOptional(b []byte, key, v string) []byte {
 	if v == "" {
 		return b
 	}
-	return jsonenc.AppendString(append(b, key...), v, true)
+	return store.AppendString(append(b, key...), v)
 }
