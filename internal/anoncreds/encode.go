@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"math/big"
 	"strconv"
-	"strings"
 )
 
 // Encode is the standard AnonCreds encoding of a raw attribute value: a
@@ -19,11 +18,4 @@ func Encode(raw string) string {
 	}
 	sum := sha256.Sum256([]byte(raw))
 	return new(big.Int).SetBytes(sum[:]).String()
-}
-
-// canonAttr is AnonCreds' attribute name comparison (anoncreds-rs
-// attr_common_view): spaces removed, lower case ("Favourite Colour" is
-// "favouritecolour").
-func canonAttr(name string) string {
-	return strings.ToLower(strings.ReplaceAll(name, " ", ""))
 }

@@ -43,12 +43,4 @@ func TestEncode(t *testing.T) {
 	}
 }
 
-func TestCanonAttr(t *testing.T) {
-	for in, want := range map[string]string{"Favourite Colour": "favouritecolour", "age": "age", " A B ": "ab", "ÄGE": "äge"} {
-		if got := canonAttr(in); got != want {
-			t.Errorf("canonAttr(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }

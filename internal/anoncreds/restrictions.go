@@ -1,8 +1,6 @@
 package anoncreds
 
-import (
-	"strings"
-)
+import "github.com/proofgate/proofgate/internal/anoncreds/names"
 
 // credFacts is what restrictions are evaluated against for one credential
 // of a presentation.
@@ -69,31 +67,17 @@ func meetsTag(tag, want string, c *credFacts) bool {
 	case "issuer_did", "issuer_id":
 		return c.def.IssuerID == want
 	}
-	name, kind, ok := attrTag(tag)
+	name, kind, ok := names.AttrTag(tag)
 	if !ok {
 		return false // not a restriction tag: never met
 	}
 	switch kind {
 	case "value":
-		v, revealed := c.revealed[canonAttr(name)]
+		v, revealed := c.revealed[names.Attr(name)]
 		return revealed && v == want
 	default: // marker
-		return c.attrs[canonAttr(name)] && want == "1"
+		return c.attrs[names.Attr(name)] && want == "1"
 	}
-}
-
-// attrTag parses "attr::<name>::value" and "attr::<name>::marker".
-func attrTag(tag string) (name, kind string, ok bool) {
-	rest, found := strings.CutPrefix(tag, "attr::")
-	if !found {
-		return "", "", false
-	}
-	i := strings.LastIndex(rest, "::")
-	if i <= 0 {
-		return "", "", false
-	}
-	name, kind = rest[:i], rest[i+2:]
-	return name, kind, kind == "value" || kind == "marker"
 }
 
 // mixesIssuerTags tells whether a request uses both the legacy and the

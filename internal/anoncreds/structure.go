@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/proofgate/proofgate/internal/anoncreds/cl"
+	"github.com/proofgate/proofgate/internal/anoncreds/names"
 	"github.com/proofgate/proofgate/internal/verify"
 )
 
@@ -71,7 +72,7 @@ func checkStructure(req *Request, pres *Presentation, proof *cl.Proof) []problem
 		// The attribute must be one the credential hides (or reveals).
 		if info, ok := req.RequestedAttributes[ref]; ok && info.Name != "" {
 			eq := &proof.Sub[u.SubProofIndex].Eq
-			name := canonAttr(info.Name)
+			name := names.Attr(info.Name)
 			if _, hidden := eq.M[name]; !hidden {
 				if _, shown := eq.Revealed[name]; !shown {
 					problems = append(problems, malformed("unrevealed attribute %q (%s): sub proof %d has no such attribute", ref, info.Name, u.SubProofIndex))
@@ -110,7 +111,7 @@ func checkStructure(req *Request, pres *Presentation, proof *cl.Proof) []problem
 		if !inRange("predicate", ref, got.SubProofIndex) {
 			continue
 		}
-		want := cl.Predicate{Attr: canonAttr(p.Name), Type: predicateTypes[p.PType], Value: p.PValue}
+		want := cl.Predicate{Attr: names.Attr(p.Name), Type: predicateTypes[p.PType], Value: p.PValue}
 		if want.Type == "" {
 			problems = append(problems, malformed("requested predicate %q: p_type %q is not >=, >, <= or <", ref, p.PType))
 			continue
@@ -127,7 +128,7 @@ func checkStructure(req *Request, pres *Presentation, proof *cl.Proof) []problem
 // checkRevealed checks one revealed value: encoded is the value the CL
 // proof reveals for the attribute, and the standard encoding of raw.
 func checkRevealed(ref, name, raw, encoded string, sp *cl.SubProof) []problem {
-	inProof, ok := sp.Eq.Revealed[canonAttr(name)]
+	inProof, ok := sp.Eq.Revealed[names.Attr(name)]
 	if !ok {
 		return []problem{{verify.ReasonSignature, fmt.Sprintf("revealed attribute %q (%s) is not revealed by the proof", ref, name)}}
 	}
@@ -156,7 +157,7 @@ func normalizeEncoded(encoded string) string {
 // the requested predicate.
 func provesPredicate(sp *cl.SubProof, want cl.Predicate) bool {
 	for _, ge := range sp.GE {
-		if canonAttr(ge.Predicate.Attr) == want.Attr && ge.Predicate.Type == want.Type && ge.Predicate.Value == want.Value {
+		if names.Attr(ge.Predicate.Attr) == want.Attr && ge.Predicate.Type == want.Type && ge.Predicate.Value == want.Value {
 			return true
 		}
 	}
@@ -187,13 +188,13 @@ func revealedValues(req *Request, pres *Presentation, i int) map[string]string {
 	vals := map[string]string{}
 	for ref, a := range pres.RequestedProof.RevealedAttrs {
 		if a.SubProofIndex == i {
-			vals[canonAttr(req.RequestedAttributes[ref].Name)] = a.Raw
+			vals[names.Attr(req.RequestedAttributes[ref].Name)] = a.Raw
 		}
 	}
 	for _, g := range pres.RequestedProof.RevealedAttrGroups {
 		if g.SubProofIndex == i {
 			for name, v := range g.Values {
-				vals[canonAttr(name)] = v.Raw
+				vals[names.Attr(name)] = v.Raw
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/proofgate/proofgate/internal/anoncreds/cl"
+	"github.com/proofgate/proofgate/internal/anoncreds/names"
 )
 
 // Request is an AnonCreds presentation request (the hlindy/proof-req
@@ -190,8 +191,8 @@ func ParseCredentialDefinition(id string, raw []byte) (*CredentialDefinition, er
 		return nil, fmt.Errorf("credential definition %s: type %q is not CL", id, j.Type)
 	}
 	if j.IssuerID == "" {
-		if did, rest, ok := strings.Cut(id, ":"); ok && strings.HasPrefix(rest, "3:CL:") {
-			j.IssuerID = did
+		if issuer, ok := names.CredDef(id); ok {
+			j.IssuerID = issuer
 		}
 	}
 	key, err := cl.ParsePublicKey(j.Value.Primary)

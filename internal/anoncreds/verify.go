@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/proofgate/proofgate/internal/anoncreds/cl"
+	"github.com/proofgate/proofgate/internal/anoncreds/names"
 	"github.com/proofgate/proofgate/internal/verify"
 )
 
@@ -106,7 +107,7 @@ func (v *Verifier) Verify(ctx context.Context, requestJSON, presentationJSON []b
 		}
 		f := &credFacts{id: id, schema: schema, def: def, revealed: revealedValues(&req, &pres, i), attrs: map[string]bool{}}
 		for _, a := range schema.AttrNames {
-			f.attrs[canonAttr(a)] = true
+			f.attrs[names.Attr(a)] = true
 		}
 		facts[i] = f
 		verdict.Credentials = append(verdict.Credentials, CredentialVerdict{CredDefID: id.CredDefID, IssuerID: def.IssuerID})

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/proofgate/proofgate/internal/anoncreds/names"
 )
 
 // anonCredsProof is the part of an AnonCreds presentation (libindy
@@ -76,14 +78,14 @@ func checkIndyProof(reqRaw, proofRaw []byte) []string {
 		for ref, a := range rp.RevealedAttrs {
 			if a.SubProofIndex != nil && *a.SubProofIndex == i {
 				if attr, ok := req.RequestedAttributes[ref]; ok && attr.Name != "" {
-					vals[canonAttr(attr.Name)] = a.Raw
+					vals[names.Attr(attr.Name)] = a.Raw
 				}
 			}
 		}
 		for _, g := range rp.RevealedAttrGroups {
 			if g.SubProofIndex != nil && *g.SubProofIndex == i {
 				for name, v := range g.Values {
-					vals[canonAttr(name)] = v.Raw
+					vals[names.Attr(name)] = v.Raw
 				}
 			}
 		}
@@ -150,12 +152,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// canonAttr is AnonCreds' attribute name comparison: case and spaces do
-// not matter.
-func canonAttr(name string) string {
-	return strings.ToLower(strings.ReplaceAll(name, " ", ""))
-}
-
 // restrictionsMet evaluates AnonCreds restrictions (an OR of AND objects)
 // against a credential's identifiers. Keys that need the ledger when the
 // identifiers are not legacy Indy ids (schema_name of a did:web schema,
@@ -174,8 +170,8 @@ func restrictionsMet(restrictions []map[string]string, ids credIdentifiers, reve
 }
 
 func restrictionMet(r map[string]string, ids credIdentifiers, revealed map[string]string) bool {
-	schemaIssuer, schemaName, schemaVersion, legacySchema := legacySchemaParts(ids.SchemaID)
-	issuer, legacyCredDef := legacyCredDefIssuer(ids.CredDefID)
+	schemaIssuer, schemaName, schemaVersion, legacySchema := names.Schema(ids.SchemaID)
+	issuer, legacyCredDef := names.CredDef(ids.CredDefID)
 	for key, want := range r {
 		switch key {
 		case "schema_id":
@@ -207,11 +203,11 @@ func restrictionMet(r map[string]string, ids credIdentifiers, revealed map[strin
 				return false
 			}
 		default:
-			name, kind, ok := attrRestriction(key)
+			name, kind, ok := names.AttrTag(key)
 			if !ok {
 				return false // not an AnonCreds restriction
 			}
-			v, present := revealed[canonAttr(name)]
+			v, present := revealed[names.Attr(name)]
 			// A marker or value on an attribute this proof does not
 			// reveal cannot be seen without the CL proof; count as met.
 			if present && kind == "value" && v != want {
@@ -220,36 +216,4 @@ func restrictionMet(r map[string]string, ids credIdentifiers, revealed map[strin
 		}
 	}
 	return true
-}
-
-// legacySchemaParts splits "<did>:2:<name>:<version>".
-func legacySchemaParts(id string) (issuer, name, version string, ok bool) {
-	parts := strings.Split(id, ":")
-	if len(parts) != 4 || parts[1] != "2" {
-		return "", "", "", false
-	}
-	return parts[0], parts[2], parts[3], true
-}
-
-// legacyCredDefIssuer takes the issuer from "<did>:3:CL:<schema>:<tag>".
-func legacyCredDefIssuer(id string) (string, bool) {
-	did, rest, ok := strings.Cut(id, ":")
-	if !ok || !strings.HasPrefix(rest, "3:CL:") {
-		return "", false
-	}
-	return did, true
-}
-
-// attrRestriction parses "attr::<name>::value" and "attr::<name>::marker".
-func attrRestriction(key string) (name, kind string, ok bool) {
-	rest, found := strings.CutPrefix(key, "attr::")
-	if !found {
-		return "", "", false
-	}
-	i := strings.LastIndex(rest, "::")
-	if i <= 0 {
-		return "", "", false
-	}
-	name, kind = rest[:i], rest[i+2:]
-	return name, kind, kind == "value" || kind == "marker"
 }

@@ -172,6 +172,22 @@ func TestIndyRestrictions(t *testing.T) {
 	if !restrictionsMet([]map[string]string{{"schema_name": "employee"}}, q, nil) {
 		t.Error("qualified schema_name")
 	}
+	// Legacy ids whose issuer is a did:sov DID (older Credo and ACA-Py
+	// output) are split as the validator splits them, so their parts are
+	// checked, not waved through as undecidable.
+	sov := credIdentifiers{SchemaID: "did:sov:L5u3AaDjGhV2AjL6mwAjLm:2:employee:1.0", CredDefID: "did:sov:Th7MpTaRZVRYnPiabds81Y:3:CL:12:default"}
+	for r, want := range map[[2]string]bool{
+		{"schema_name", "employee"}:                             true,
+		{"schema_name", "manager"}:                              false,
+		{"schema_version", "2.0"}:                               false,
+		{"schema_issuer_did", "did:sov:L5u3AaDjGhV2AjL6mwAjLm"}: true,
+		{"issuer_did", "did:sov:Th7MpTaRZVRYnPiabds81Y"}:        true,
+		{"issuer_did", "did:sov:L5u3AaDjGhV2AjL6mwAjLm"}:        false,
+	} {
+		if got := restrictionsMet([]map[string]string{{r[0]: r[1]}}, sov, nil); got != want {
+			t.Errorf("did:sov ids, %s=%s: %v, want %v", r[0], r[1], got, want)
+		}
+	}
 }
 
 // TestProofBinding: the challenge must be ours; a domain, when the proof

@@ -4,6 +4,8 @@ import (
 	"math/bits"
 	"net/url"
 	"strings"
+
+	"github.com/proofgate/proofgate/internal/anoncreds/names"
 )
 
 // Shapes of the identifiers restrictions name. Legacy (unqualified) Indy
@@ -146,52 +148,24 @@ func legacyIssuer(s string) bool {
 	return legacyDID(s) || isDID(s)
 }
 
-// legacySchemaID matches <did>:2:<name>:<version>: the last three
-// colon-separated parts are "2", a non-empty name and a dotted version,
-// and what precedes them is the issuer.
+// legacySchemaID matches <did>:2:<name>:<version>, split as every part
+// of proofgate splits it (names.Schema), with a dotted version and an
+// issuer that is a DID.
 func legacySchemaID(s string) bool {
-	rest, version, ok := cutLast(s, ':')
-	if !ok || !dottedVersion(version) {
-		return false
-	}
-	rest, name, ok := cutLast(rest, ':')
-	if !ok || name == "" {
-		return false
-	}
-	issuer, two, ok := cutLast(rest, ':')
-	if !ok || two != "2" {
-		return false
-	}
-	return legacyIssuer(issuer)
-}
-
-// cutLast splits s around its last sep.
-func cutLast(s string, sep byte) (before, after string, found bool) {
-	i := strings.LastIndexByte(s, sep)
-	if i < 0 {
-		return s, "", false
-	}
-	return s[:i], s[i+1:], true
+	issuer, _, version, ok := names.Schema(s)
+	return ok && dottedVersion(version) && legacyIssuer(issuer)
 }
 
 // legacyCredDefID matches <did>:3:CL:<schema ref>:<tag>.
 func legacyCredDefID(s string) bool {
-	issuer, rest, ok := strings.Cut(s, ":3:CL:")
-	if !ok || !legacyIssuer(issuer) {
-		return false
-	}
-	i := strings.LastIndexByte(rest, ':')
-	return i > 0 && i < len(rest)-1
+	issuer, ok := names.CredDef(s)
+	return ok && legacyIssuer(issuer)
 }
 
 // legacyRevRegID matches <did>:4:<cred def id>:CL_ACCUM:<tag>.
 func legacyRevRegID(s string) bool {
-	issuer, rest, ok := strings.Cut(s, ":4:")
-	if !ok || !legacyIssuer(issuer) {
-		return false
-	}
-	credDef, tag, ok := strings.Cut(rest, ":CL_ACCUM:")
-	return ok && tag != "" && legacyCredDefID(credDef)
+	issuer, credDef, ok := names.RevReg(s)
+	return ok && legacyIssuer(issuer) && legacyCredDefID(credDef)
 }
 
 func schemaIDProblem(s string) (string, bool) {
