@@ -105,17 +105,11 @@ func (o *Outbox) Replace(ctx context.Context, id, kind string, payload any) erro
 	if !ValidID(id) {
 		return fmt.Errorf("outbox: message id %q is not 1-200 letters, digits, '-', '_' or '.'", id)
 	}
-	release, err := o.guard.acquire(ctx, id)
+	release, err := o.hold(ctx, id)
 	if err != nil {
 		return err
 	}
 	defer release()
-	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if err := o.storage.Lock(lctx, o.lockName(id)); err != nil {
-		return err
-	}
-	defer o.unlock(id)
 	return o.Enqueue(ctx, id, kind, payload)
 }
 
@@ -137,17 +131,11 @@ func (o *Outbox) Cancel(ctx context.Context, id string) error {
 		return nil
 	}
 	o.forget(id)
-	release, err := o.guard.acquire(ctx, id)
+	release, err := o.hold(ctx, id)
 	if err != nil {
 		return err
 	}
 	defer release()
-	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if err := o.storage.Lock(lctx, o.lockName(id)); err != nil {
-		return err
-	}
-	defer o.unlock(id)
 	var doc Document
 	switch err := o.store.Get(ctx, id, &doc); {
 	case errors.Is(err, ErrNotFound):
@@ -197,6 +185,23 @@ func (o *Outbox) forget(id string) {
 }
 
 func (o *Outbox) lockName(id string) string { return o.lockBase + id }
+
+// hold takes message id's in-process guard, then its storage lock
+// (waiting up to 10 s for it), so that no worker of any instance holds the
+// message meanwhile; release lets go of both.
+func (o *Outbox) hold(ctx context.Context, id string) (release func(), err error) {
+	unguard, err := o.guard.acquire(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := o.storage.Lock(lctx, o.lockName(id)); err != nil {
+		unguard()
+		return nil, err
+	}
+	return func() { o.unlock(id); unguard() }, nil
+}
 
 // tryLock takes the storage lock of message id without waiting long: a
 // message locked elsewhere is being claimed by another instance.
