@@ -12,7 +12,7 @@ import (
 // do sends req as org: the admin API key always, and for a wallet of a
 // multitenant agent that wallet's bearer token.
 func (b *Backend) do(ctx context.Context, org backend.Org, req agent.Request) (*agent.Response, error) {
-	req.Header = b.keyHeader // read only: Do and DoTenant copy it
+	req.Header = b.keyHeader // read only: Do copies it
 	if org.Tenant == "" {
 		return b.client.Do(ctx, req)
 	}

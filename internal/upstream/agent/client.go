@@ -103,7 +103,7 @@ type Request struct {
 	// caller-supplied segment escaped (url.PathEscape).
 	Path  string
 	Query url.Values
-	// Header is only read (Do and DoTenant copy it), so a backend may
+	// Header is only read (Do copies it, for DoTenant too), so a backend may
 	// pass one map to every call.
 	Header http.Header
 	// Body is sent as JSON when not nil.
@@ -115,6 +115,10 @@ type Request struct {
 	// only when the connection was never made (a dial error), because only
 	// then is it certain the agent did not act on them.
 	Idempotent bool
+
+	// credential adds the call's credential to the headers Do builds
+	// (DoTenant's token), so that a call makes one header map, not two.
+	credential func(http.Header)
 }
 
 // Response is the agent's answer, whatever its status.
@@ -139,13 +143,16 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 	u, uerr := c.callURL(req)
 	// The transport only reads the headers, so every attempt sends the
 	// same map.
-	hdr := make(http.Header, len(req.Header)+2)
+	hdr := make(http.Header, len(req.Header)+3)
 	for k, vs := range req.Header {
 		hdr[k] = vs
 	}
 	hdr["Accept"] = jsonType
 	if body != nil {
 		hdr["Content-Type"] = jsonType
+	}
+	if req.credential != nil {
+		req.credential(hdr)
 	}
 
 	callCtx, cancel := detach(ctx, c.callBase, c.timeout)

@@ -22,12 +22,8 @@ func (c *Client) DoTenant(ctx context.Context, req Request, tokens *Tokens, tena
 			return nil, err
 		}
 		r := req
-		// A map of the request's own for set; the values are only read.
-		r.Header = make(http.Header, len(req.Header)+1)
-		for k, vs := range req.Header {
-			r.Header[k] = vs
-		}
-		set(r.Header, tok)
+		// Do calls set on the header map it builds for the call.
+		r.credential = func(h http.Header) { set(h, tok) }
 		resp, err := c.Do(ctx, r)
 		if err != nil {
 			return nil, err
