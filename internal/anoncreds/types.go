@@ -191,7 +191,7 @@ func ParseCredentialDefinition(id string, raw []byte) (*CredentialDefinition, er
 		return nil, fmt.Errorf("credential definition %s: type %q is not CL", id, j.Type)
 	}
 	if j.IssuerID == "" {
-		if issuer, ok := names.CredDef(id); ok {
+		if issuer, _, ok := names.CredDef(id); ok {
 			j.IssuerID = issuer
 		}
 	}

@@ -8,9 +8,9 @@ import (
 )
 
 // TestCredDefIssuerFromLegacyID: a credential definition document without
-// issuerId (a legacy ledger's) takes its issuer from a legacy id, also one
-// whose issuer is a did:sov DID, so that issuer_did restrictions can be
-// decided.
+// issuerId (a legacy ledger's) takes its issuer from a legacy id, also an
+// untagged one or one whose issuer is a did:sov DID, so that issuer_did
+// restrictions can be decided.
 func TestCredDefIssuerFromLegacyID(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(corpusDir, "registry", "cred_defs.json"))
 	if err != nil {
@@ -33,6 +33,7 @@ func TestCredDefIssuerFromLegacyID(t *testing.T) {
 	for id, want := range map[string]string{
 		"55GkHamhTU1ZbTbV2ab9DE:3:CL:12:default":         "55GkHamhTU1ZbTbV2ab9DE",
 		"did:sov:55GkHamhTU1ZbTbV2ab9DE:3:CL:12:default": "did:sov:55GkHamhTU1ZbTbV2ab9DE",
+		"55GkHamhTU1ZbTbV2ab9DE:3:CL:12":                 "55GkHamhTU1ZbTbV2ab9DE", // the oldest, untagged
 		"did:web:issuer.example/creddefs/1":              "",
 	} {
 		d, err := ParseCredentialDefinition(id, raw)

@@ -171,7 +171,7 @@ func restrictionsMet(restrictions []map[string]string, ids credIdentifiers, reve
 
 func restrictionMet(r map[string]string, ids credIdentifiers, revealed map[string]string) bool {
 	schemaIssuer, schemaName, schemaVersion, legacySchema := names.Schema(ids.SchemaID)
-	issuer, legacyCredDef := names.CredDef(ids.CredDefID)
+	issuer, _, legacyCredDef := names.CredDef(ids.CredDefID)
 	for key, want := range r {
 		switch key {
 		case "schema_id":

@@ -156,10 +156,12 @@ func legacySchemaID(s string) bool {
 	return ok && dottedVersion(version) && legacyIssuer(issuer)
 }
 
-// legacyCredDefID matches <did>:3:CL:<schema ref>:<tag>.
+// legacyCredDefID matches <did>:3:CL:<schema ref>:<tag>: a request names
+// a tag, as every ledger has written one since tags were introduced.
 func legacyCredDefID(s string) bool {
-	issuer, ok := names.CredDef(s)
-	return ok && legacyIssuer(issuer)
+	issuer, rest, ok := names.CredDef(s)
+	i := strings.LastIndexByte(rest, ':')
+	return ok && legacyIssuer(issuer) && i > 0 && i < len(rest)-1
 }
 
 // legacyRevRegID matches <did>:4:<cred def id>:CL_ACCUM:<tag>.

@@ -9,7 +9,8 @@
 // in older Credo and ACA-Py output, a DID such as did:sov:<nym>:
 //
 //	schema       <issuer>:2:<name>:<version>
-//	cred def     <issuer>:3:CL:<schema seq no or schema id>:<tag>
+//	cred def     <issuer>:3:CL:<schema seq no or schema id>:<tag> (the
+//	             oldest without :<tag>)
 //	rev registry <issuer>:4:<cred def id>:CL_ACCUM:<tag>
 //
 // The functions only split; whether an issuer is a well-formed DID or a
@@ -37,18 +38,16 @@ func Schema(id string) (issuer, name, version string, ok bool) {
 	return issuer, name, version, true
 }
 
-// CredDef returns the issuer of a legacy credential definition id: what
-// precedes ":3:CL:", followed by a non-empty schema reference and tag.
-func CredDef(id string) (issuer string, ok bool) {
+// CredDef splits a legacy credential definition id at ":3:CL:" into its
+// issuer and what follows: the schema reference and, in all but the
+// oldest ids, ":<tag>" (the validator requires the tag of new requests;
+// ids read from proofs and ledgers may lack it).
+func CredDef(id string) (issuer, rest string, ok bool) {
 	issuer, rest, found := strings.Cut(id, ":3:CL:")
-	if !found || issuer == "" {
-		return "", false
+	if !found || issuer == "" || rest == "" {
+		return "", "", false
 	}
-	i := strings.LastIndexByte(rest, ':')
-	if i <= 0 || i == len(rest)-1 {
-		return "", false
-	}
-	return issuer, true
+	return issuer, rest, true
 }
 
 // RevReg splits a legacy revocation registry id into its issuer and the
@@ -62,7 +61,7 @@ func RevReg(id string) (issuer, credDef string, ok bool) {
 	if !found || tag == "" {
 		return "", "", false
 	}
-	if _, ok := CredDef(credDef); !ok {
+	if _, _, ok := CredDef(credDef); !ok {
 		return "", "", false
 	}
 	return issuer, credDef, true

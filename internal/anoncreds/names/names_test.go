@@ -32,23 +32,24 @@ func TestSchema(t *testing.T) {
 
 func TestCredDef(t *testing.T) {
 	tests := []struct {
-		id, issuer string
-		ok         bool
+		id, issuer, rest string
+		ok               bool
 	}{
-		{"Th7MpTaRZVRYnPiabds81Y:3:CL:12:default", "Th7MpTaRZVRYnPiabds81Y", true},
-		{"did:sov:Th7MpTaRZVRYnPiabds81Y:3:CL:12:default", "did:sov:Th7MpTaRZVRYnPiabds81Y", true},
+		{"Th7MpTaRZVRYnPiabds81Y:3:CL:12:default", "Th7MpTaRZVRYnPiabds81Y", "12:default", true},
+		{"did:sov:Th7MpTaRZVRYnPiabds81Y:3:CL:12:default", "did:sov:Th7MpTaRZVRYnPiabds81Y", "12:default", true},
 		// A schema id in place of the sequence number.
-		{"Th7MpTaRZVRYnPiabds81Y:3:CL:L5u3AaDjGhV2AjL6mwAjLm:2:employee:1.0:tag", "Th7MpTaRZVRYnPiabds81Y", true},
-		{"Th7MpTaRZVRYnPiabds81Y:3:CL:12:", "", false},
-		{"Th7MpTaRZVRYnPiabds81Y:3:CL::default", "", false},
-		{"Th7MpTaRZVRYnPiabds81Y:3:CL:12", "", false},
-		{":3:CL:12:default", "", false},
-		{"Th7MpTaRZVRYnPiabds81Y:2:employee:1.0", "", false},
-		{"did:web:issuer.example/creddefs/1", "", false},
+		{"Th7MpTaRZVRYnPiabds81Y:3:CL:L5u3AaDjGhV2AjL6mwAjLm:2:employee:1.0:tag", "Th7MpTaRZVRYnPiabds81Y", "L5u3AaDjGhV2AjL6mwAjLm:2:employee:1.0:tag", true},
+		// The oldest ids have no tag.
+		{"Th7MpTaRZVRYnPiabds81Y:3:CL:12", "Th7MpTaRZVRYnPiabds81Y", "12", true},
+		{"Th7MpTaRZVRYnPiabds81Y:3:CL:", "", "", false},
+		{":3:CL:12:default", "", "", false},
+		{"Th7MpTaRZVRYnPiabds81Y:2:employee:1.0", "", "", false},
+		{"did:web:issuer.example/creddefs/1", "", "", false},
 	}
 	for _, tt := range tests {
-		if issuer, ok := CredDef(tt.id); issuer != tt.issuer || ok != tt.ok {
-			t.Errorf("CredDef(%q) = %q, %v; want %q, %v", tt.id, issuer, ok, tt.issuer, tt.ok)
+		issuer, rest, ok := CredDef(tt.id)
+		if issuer != tt.issuer || rest != tt.rest || ok != tt.ok {
+			t.Errorf("CredDef(%q) = %q, %q, %v; want %q, %q, %v", tt.id, issuer, rest, ok, tt.issuer, tt.rest, tt.ok)
 		}
 	}
 }
@@ -63,6 +64,7 @@ func TestRevReg(t *testing.T) {
 		{"Th7MpTaRZVRYnPiabds81Y:4:" + credDef + ":CL_ACCUM:", "", "", false},
 		{"Th7MpTaRZVRYnPiabds81Y:4:" + credDef + ":tag1", "", "", false},
 		{"Th7MpTaRZVRYnPiabds81Y:4:nope:CL_ACCUM:tag1", "", "", false},
+		{"Th7MpTaRZVRYnPiabds81Y:4:Th7MpTaRZVRYnPiabds81Y:3:CL:12:CL_ACCUM:tag1", "Th7MpTaRZVRYnPiabds81Y", "Th7MpTaRZVRYnPiabds81Y:3:CL:12", true},
 		{":4:" + credDef + ":CL_ACCUM:tag1", "", "", false},
 	}
 	for _, tt := range tests {
