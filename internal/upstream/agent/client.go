@@ -103,6 +103,9 @@ type Request struct {
 	// caller-supplied segment escaped (url.PathEscape).
 	Path  string
 	Query url.Values
+	// RawQuery is a query already encoded, sent instead of Query: a hot
+	// call with one parameter need not build a map and sort it.
+	RawQuery string
 	// Header is only read (Do copies it, for DoTenant too), so a backend may
 	// pass one map to every call.
 	Header http.Header
@@ -230,7 +233,10 @@ var jsonType = []string{"application/json"}
 func (c *Client) callURL(req Request) (*url.URL, error) {
 	u := *c.base
 	u.Path = c.basePath + req.Path
-	u.RawQuery = req.Query.Encode()
+	u.RawQuery = req.RawQuery
+	if u.RawQuery == "" {
+		u.RawQuery = req.Query.Encode()
+	}
 	if c.plainBase && plainPath(req.Path) {
 		u.RawPath = "" // as url.Parse leaves it for a path without escapes
 		return &u, nil

@@ -54,8 +54,8 @@ func BenchmarkClientCalls(b *testing.B) {
 		if _, err := c.DoTenant(ctx, Request{Method: http.MethodPost, Path: "/didcomm/proofs/create-request-oob", Body: body}, tokens, "", set); err != nil {
 			b.Fatal(err)
 		}
-		q := url.Values{"threadId": {"7e0b0a5c-2f0d-4d44-9a5f-0e5b6f5c2b11"}}
-		if _, err := c.DoTenant(ctx, Request{Method: http.MethodGet, Path: "/didcomm/proofs", Query: q, Idempotent: true}, tokens, "", set); err != nil {
+		q := "threadId=" + url.QueryEscape("7e0b0a5c-2f0d-4d44-9a5f-0e5b6f5c2b11") // as credo's findByThread
+		if _, err := c.DoTenant(ctx, Request{Method: http.MethodGet, Path: "/didcomm/proofs", RawQuery: q, Idempotent: true}, tokens, "", set); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -22,6 +22,9 @@ func callURLByString(base *url.URL, req Request) (*url.URL, error) {
 	u.Path = strings.TrimSuffix(base.Path, "/") + req.Path
 	u.RawPath = strings.TrimSuffix(base.EscapedPath(), "/") + req.Path
 	u.RawQuery = req.Query.Encode()
+	if req.RawQuery != "" {
+		u.RawQuery = req.RawQuery
+	}
 	return url.Parse(u.String())
 }
 
@@ -31,6 +34,7 @@ var urlCases = []struct {
 }{
 	{"http://127.0.0.1:3000", Request{Path: "/didcomm/proofs/create-request-oob"}},
 	{"http://127.0.0.1:3000/", Request{Path: "/didcomm/proofs", Query: url.Values{"threadId": {"7e0b0a5c-2f0d-4d44-9a5f-0e5b6f5c2b11"}}}},
+	{"http://127.0.0.1:3000/", Request{Path: "/didcomm/proofs", RawQuery: "threadId=" + url.QueryEscape("7e0b0a5c-2f0d-4d44 &=")}},
 	{"https://agent.example/admin/", Request{Path: "/present-proof-2.0/records/" + url.PathEscape("a/b c%") + "/verify-presentation"}},
 	{"http://[::1]:8031/pre%2Ffix", Request{Path: "/multitenancy/wallet/" + url.PathEscape("wället") + "/token"}},
 	{"http://agent.example:/x y", Request{Path: "/out-of-band/create-invitation", Query: url.Values{"a": {"1 2", "&"}, "b": {""}}}},

@@ -130,7 +130,7 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 func (b *Backend) findByThread(ctx context.Context, org backend.Org, thid string) (backend.ProofRecord, error) {
 	call := agent.Request{
 		Method: http.MethodGet, Path: b.listPath(org.Tenant),
-		Query: url.Values{"threadId": {thid}}, Idempotent: true,
+		RawQuery: "threadId=" + url.QueryEscape(thid), Idempotent: true,
 	}
 	resp, err := b.do(ctx, org, call)
 	if err != nil {
