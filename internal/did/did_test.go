@@ -192,3 +192,26 @@ func TestUniversalResolver(t *testing.T) {
 		t.Fatalf("absent: %v", err)
 	}
 }
+
+// A document speaks only for its own DID: a method whose "controller"
+// names another DID is still this DID's, so that a did:web document cannot
+// lend its key to an issuer it does not control.
+func TestParseDocumentForeignController(t *testing.T) {
+	pub, _, _ := ed25519.GenerateKey(rand.Reader)
+	mb, err := EncodeMultikey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const self, victim = "did:web:attacker.example", "did:key:z6MkeZyEm8mAgjAX3Eiog3GGsLz5A43Jg6rjXcBTVmnepejL"
+	for _, controller := range []string{victim, "", self} {
+		raw := fmt.Sprintf(`{"id":%q,"verificationMethod":[{"id":"#key-1","type":"Multikey","controller":%q,"publicKeyMultibase":%q}],"assertionMethod":["#key-1"]}`, self, controller, mb)
+		doc, err := ParseDocument(self, []byte(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		vm, err := doc.Method(self+"#key-1", AssertionMethod)
+		if err != nil || vm.Controller != self {
+			t.Fatalf("controller %q: method %+v, %v; want it controlled by %s", controller, vm, err, self)
+		}
+	}
+}

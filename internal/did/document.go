@@ -20,7 +20,6 @@ var relationshipNames = []string{AssertionMethod, Authentication, "capabilityInv
 type rawMethod struct {
 	ID                 string          `json:"id"`
 	Type               string          `json:"type"`
-	Controller         string          `json:"controller"`
 	PublicKeyMultibase string          `json:"publicKeyMultibase"`
 	PublicKeyBase58    string          `json:"publicKeyBase58"`
 	PublicKeyJwk       json.RawMessage `json:"publicKeyJwk"`
@@ -90,10 +89,13 @@ func (d *Document) addMethod(raw json.RawMessage) *VerificationMethod {
 	if err != nil {
 		return nil
 	}
-	vm := &VerificationMethod{ID: absolute(d.ID, m.ID), Type: m.Type, Controller: m.Controller, PublicKey: pub}
-	if vm.Controller == "" {
-		vm.Controller = d.ID
-	}
+	// The method speaks for the DID whose document lists it, whatever its
+	// "controller" claims: a document is only its own DID's word, so
+	// did:web:attacker must not make its key another DID's by naming that
+	// DID as the key's controller. (DID Core lets a controller be another
+	// DID, but then only that DID's own document could confirm it; a
+	// proof's signer is taken to be the DID the key was resolved from.)
+	vm := &VerificationMethod{ID: absolute(d.ID, m.ID), Type: m.Type, Controller: d.ID, PublicKey: pub}
 	d.Methods[vm.ID] = vm
 	return vm
 }
