@@ -50,21 +50,19 @@ func (r *router) Route(orgID string) (backend.Backend, backend.Org, bool) {
 // All implements handlers.Router.
 func (r *router) All() []backend.Backend { return r.all }
 
-// Exclusive implements handlers.Router: the org has a tenant of its own, or
-// is the only org routed to a backend that is not the default.
+// Exclusive implements handlers.Router: the org has a tenant no other org
+// is routed to, or is the only org routed to the base wallet of a backend
+// that is not the default (unlisted orgs share the default's).
 func (r *router) Exclusive(orgID string) bool {
 	rt, ok := r.orgs[orgID]
 	if !ok {
 		return false
 	}
-	if rt.Tenant != "" {
-		return true
-	}
-	if rt.Backend == r.defaultName {
+	if rt.Tenant == "" && rt.Backend == r.defaultName {
 		return false
 	}
 	for other, o := range r.orgs {
-		if other != orgID && o.Backend == rt.Backend && o.Tenant == "" {
+		if other != orgID && o.Backend == rt.Backend && o.Tenant == rt.Tenant {
 			return false
 		}
 	}

@@ -59,6 +59,8 @@ func TestRouter(t *testing.T) {
 			"b": {Backend: "acapy"},
 			"c": {Backend: "local"},
 			"d": {Backend: "credo"},
+			"e": {Backend: "acapy", Tenant: "t-shared"},
+			"f": {Backend: "acapy", Tenant: "t-shared"},
 		},
 		defaultName: "local",
 	}
@@ -72,11 +74,13 @@ func TestRouter(t *testing.T) {
 		tenant    string
 		exclusive bool
 	}{
-		{"a", "credo", "t-a", true}, // a tenant of its own
-		{"b", "acapy", "", true},    // the only org on acapy
-		{"c", "local", "", false},   // the default serves others too
-		{"d", "credo", "", true},    // the only tenant-less org on credo
-		{"zz", "local", "", false},  // unlisted: the default
+		{"a", "credo", "t-a", true},       // a tenant of its own
+		{"b", "acapy", "", true},          // the only org on acapy
+		{"c", "local", "", false},         // the default serves others too
+		{"d", "credo", "", true},          // the only tenant-less org on credo
+		{"e", "acapy", "t-shared", false}, // a tenant another org has too
+		{"f", "acapy", "t-shared", false},
+		{"zz", "local", "", false}, // unlisted: the default
 	} {
 		b, org, ok := r.Route(tc.org)
 		if !ok || b != r.byName[tc.backend] || org.ID != tc.org || org.Tenant != tc.tenant {
@@ -86,7 +90,7 @@ func TestRouter(t *testing.T) {
 			t.Errorf("Exclusive(%s) = %v, want %v", tc.org, got, tc.exclusive)
 		}
 	}
-	if got := r.Orgs(); len(got) != 4 || got[0] != "a" || got[3] != "d" {
+	if got := r.Orgs(); len(got) != 6 || got[0] != "a" || got[5] != "f" {
 		t.Errorf("Orgs = %v", got)
 	}
 	r.defaultName = ""
