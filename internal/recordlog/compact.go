@@ -19,7 +19,7 @@ func (l *Log) maybeCompact() {
 	}
 	var victim *segment
 	for _, s := range l.segs {
-		if s == l.cur {
+		if s == l.cur || s == l.writing {
 			continue
 		}
 		// A small file is folded in whatever it holds: each start and each

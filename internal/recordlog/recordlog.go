@@ -131,7 +131,11 @@ type Log struct {
 	index *index
 	segs  map[uint32]*segment
 	cur   *segment // the file appended to; nil before the first write
-	next  uint32   // the next file's sequence number
+	// writing is the file a batch is being written to, l.mu released, its
+	// lines not yet in memory: neither finished by the scrub nor compacted
+	// meanwhile (a compaction would read the file without the batch).
+	writing *segment
+	next    uint32 // the next file's sequence number
 
 	commit groupcommit.Committer[op]
 	buf    []byte // the batch being written (the committer's goroutine)

@@ -55,8 +55,20 @@ func (l *Log) settle(p placed) {
 }
 
 // floor is the version a write of id must go above. l.mu is held.
+//
+// A held record's version is above its every deletion still on disk;
+// one not held may have been deleted, and its deletion, kept in a file,
+// would win over a write at or below its version when the journal is read
+// back. Ids are seldom written again after a deletion, but Put promises a
+// durable write whatever the id.
 func (l *Log) floor(id uuid.UUID, held loc) uint32 {
-	return max(held.ver, l.burned[id])
+	f := max(held.ver, l.burned[id])
+	if held.ver == 0 {
+		for _, s := range l.segs {
+			f = max(f, s.tombs[id])
+		}
+	}
+	return f
 }
 
 // repairOps are the lines that restate each id awaiting repair. A document

@@ -25,8 +25,12 @@ func (l *Log) startScrub() {
 				l.repair()
 			case <-t.C:
 				l.mu.Lock()
-				if c := l.cur; c != nil && !c.garbageAt.IsZero() && l.now().Sub(c.opened) >= scrubAfter {
-					l.cur = nil // the next write starts another file
+				// Finish the current file (the next write starts another),
+				// unless a batch is being written to it (the next tick
+				// does then).
+				if c := l.cur; c != nil && c != l.writing && !c.garbageAt.IsZero() && l.now().Sub(c.opened) >= scrubAfter {
+					l.finishCurrent()
+					l.cur = nil
 				}
 				l.maybeCompact()
 				l.mu.Unlock()

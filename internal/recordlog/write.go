@@ -49,8 +49,11 @@ func (l *Log) writeBatch(ops []op) error {
 		var ver uint32
 		switch {
 		case o.move:
-			if at, ok := l.index.get(o.id); !ok || at != o.from {
-				continue // written or deleted since the compaction read it
+			if at, ok := l.index.get(o.id); !ok || at != o.from || touched(done, o.id) {
+				// Written or deleted since the compaction read it, or
+				// earlier in this very batch (which the index does not
+				// show yet): the copy would put the old version back.
+				continue
 			}
 			ver = o.from.ver
 		case o.carry:
@@ -80,10 +83,12 @@ func (l *Log) writeBatch(ops []op) error {
 		done = append(done, placed{op: o, at: at})
 	}
 	l.buf = buf
-	l.mu.Unlock()
 	if len(done) == 0 {
+		l.mu.Unlock()
 		return nil
 	}
+	l.writing = cur
+	l.mu.Unlock()
 
 	// Readers go on meanwhile: nothing points past cur.size yet.
 	err := appendBatch(cur.w, buf)
@@ -92,6 +97,7 @@ func (l *Log) writeBatch(ops []op) error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.writing = nil // nothing below unlocks before the batch is in memory
 	if err != nil {
 		// Start another file for the next batch, so that a torn line can
 		// only end a file, and take back what may have been written.
@@ -133,6 +139,16 @@ func (l *Log) writeBatch(ops []op) error {
 	}
 	l.maybeCompact()
 	return nil
+}
+
+// touched reports whether an op of done is for id.
+func touched(done []placed, id uuid.UUID) bool {
+	for _, p := range done {
+		if p.op.id == id {
+			return true
+		}
+	}
+	return false
 }
 
 // superseded takes the line at old out of its file's live bytes, and
