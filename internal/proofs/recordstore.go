@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/diskfile"
 	"github.com/proofgate/proofgate/internal/recordlog"
 	"github.com/proofgate/proofgate/internal/store"
 )
@@ -48,6 +49,11 @@ func openRecords(storage certmagic.Storage, cluster bool, logger *zap.Logger) (r
 	if cluster {
 		n, err := recordlog.Drain(dir, logger, func(id uuid.UUID, doc []byte) error {
 			return docs.Put(context.Background(), id.String(), json.RawMessage(doc))
+		}, func() error {
+			// FileStorage renames each document into place and leaves the
+			// directory unsynced: its entries must be durable before the
+			// journal's removal is.
+			return diskfile.SyncDir(files.Filename(store.Prefix + "/records"))
 		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("moving the record journal %s into per-record documents for cluster: %w", dir, err)

@@ -46,7 +46,13 @@ func (l *Log) Destruct() error { return l.Close() }
 // configuration kept. It returns how many records it moved; a missing
 // journal moves none. A failed put leaves the journal as it was, with the
 // documents already written (they hold the same versions).
-func Drain(dir string, logger *zap.Logger, put func(id uuid.UUID, doc []byte) error) (int, error) {
+//
+// settle, when not nil, makes the documents durable where put alone does
+// not (certmagic's file_system storage renames each into place without
+// syncing its directory); it runs after the last put and before anything
+// is removed, since a crash must not keep the journal's removal and lose
+// the documents' names. Its error, too, leaves the journal.
+func Drain(dir string, logger *zap.Logger, put func(id uuid.UUID, doc []byte) error, settle func() error) (int, error) {
 	seqs, err := segmentFiles(dir)
 	if errors.Is(err, os.ErrNotExist) || (err == nil && len(seqs) == 0) {
 		return 0, nil // nothing to move, and no lock taken: instances start together
@@ -76,6 +82,11 @@ func Drain(dir string, logger *zap.Logger, put func(id uuid.UUID, doc []byte) er
 		return put(id, doc)
 	}); err != nil {
 		return 0, err
+	}
+	if n > 0 && settle != nil {
+		if err := settle(); err != nil {
+			return 0, fmt.Errorf("making the moved records durable: %w", err)
+		}
 	}
 	l.mu.Lock() // nothing writes to a drained Log: no compaction can run
 	var errs []error

@@ -24,19 +24,26 @@ func TestDrain(t *testing.T) {
 	}
 	l.Close()
 	got := map[uuid.UUID][]byte{}
-	n, err := Drain(dir, nil, func(id uuid.UUID, d []byte) error { got[id] = d; return nil })
-	if err != nil || n != 2 || !bytes.Equal(got[a], doc(a, "request-sent")) || !bytes.Equal(got[b], doc(b, "request-sent")) {
-		t.Fatalf("drain: %d %v %v", n, err, got)
+	settled := 0
+	n, err := Drain(dir, nil, func(id uuid.UUID, d []byte) error { got[id] = d; return nil }, func() error {
+		// After every put, before anything is removed.
+		if settled++; len(got) != 2 || len(files(t, dir)) == 0 {
+			t.Errorf("settled with %d records moved and %d journal files left", len(got), len(files(t, dir)))
+		}
+		return nil
+	})
+	if err != nil || n != 2 || settled != 1 || !bytes.Equal(got[a], doc(a, "request-sent")) || !bytes.Equal(got[b], doc(b, "request-sent")) {
+		t.Fatalf("drain: %d %v %v, settled %d times", n, err, got, settled)
 	}
 	if n := len(files(t, dir)); n != 0 {
 		t.Fatalf("%d files left", n)
 	}
-	if n, err := Drain(filepath.Join(dir, "missing"), nil, nil); n != 0 || err != nil {
+	if n, err := Drain(filepath.Join(dir, "missing"), nil, nil, nil); n != 0 || err != nil {
 		t.Fatalf("a missing journal: %d %v", n, err)
 	}
 	// An empty journal is not locked: another process may hold it.
 	holder := open(t, dir)
-	if n, err := Drain(dir, nil, nil); n != 0 || err != nil {
+	if n, err := Drain(dir, nil, nil, nil); n != 0 || err != nil {
 		t.Fatalf("an empty journal: %d %v", n, err)
 	}
 	holder.Close()
@@ -53,8 +60,11 @@ func TestDrainFailureKeepsTheJournal(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.Close()
-	if _, err := Drain(dir, nil, func(uuid.UUID, []byte) error { return errors.New("storage down") }); err == nil {
+	if _, err := Drain(dir, nil, func(uuid.UUID, []byte) error { return errors.New("storage down") }, nil); err == nil {
 		t.Fatal("want the put's error")
+	}
+	if _, err := Drain(dir, nil, func(uuid.UUID, []byte) error { return nil }, func() error { return errors.New("fsync failed") }); err == nil {
+		t.Fatal("want the settle's error")
 	}
 	mustGet(t, open(t, dir), id)
 }
@@ -69,12 +79,12 @@ func TestDrainWaitsForAJournalHeldElsewhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	if _, err := Drain(dir, nil, func(uuid.UUID, []byte) error { return nil }); !errors.Is(err, ErrInUse) || time.Since(start) < drainWait {
+	if _, err := Drain(dir, nil, func(uuid.UUID, []byte) error { return nil }, nil); !errors.Is(err, ErrInUse) || time.Since(start) < drainWait {
 		t.Fatalf("drain: %v after %v, want ErrInUse after waiting", err, time.Since(start))
 	}
 	// Released while Drain waits: it goes ahead.
 	go func() { time.Sleep(100 * time.Millisecond); holder.Close() }()
-	if n, err := Drain(dir, nil, func(uuid.UUID, []byte) error { return nil }); n != 1 || err != nil {
+	if n, err := Drain(dir, nil, func(uuid.UUID, []byte) error { return nil }, nil); n != 1 || err != nil {
 		t.Fatalf("drain after release: %d %v", n, err)
 	}
 }
@@ -89,7 +99,7 @@ func TestDrainRefusesAJournalThisProcessHolds(t *testing.T) {
 	if err := l.Put(uuid.New(), []byte(`{}`)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Drain(dir, nil, func(uuid.UUID, []byte) error { return nil }); !errors.Is(err, ErrInUse) {
+	if _, err := Drain(dir, nil, func(uuid.UUID, []byte) error { return nil }, nil); !errors.Is(err, ErrInUse) {
 		t.Fatalf("drain: %v, want ErrInUse", err)
 	}
 	again, err := Acquire(dir, nil)
