@@ -354,3 +354,27 @@ func TestOnlySenderAbandons(t *testing.T) {
 		t.Fatalf("decline: %+v, %v", got, err)
 	}
 }
+
+// TestJWTCredentialDecodedOnce: 64 descriptor_map entries naming one
+// jwt_vc of 20,000 values cost what one decoding costs, within the bound
+// FuzzCheckPresentation holds every input of its size to (each entry
+// decoded the token again: 127 MiB in 1.3 M objects).
+func TestJWTCredentialDecodedOnce(t *testing.T) {
+	payload := `{"vc":{"credentialSubject":{"id":"s"}},"pad":[` + strings.Repeat("1,", 19990) + `1]}`
+	jwt := "eyJhbGciOiJFZERTQSJ9." + base64.RawURLEncoding.EncodeToString([]byte(payload)) + ".c2ln"
+	entries := strings.TrimSuffix(strings.Repeat(`{"id":"x","format":"jwt_vc","path":"$.verifiableCredential[0]"},`, MaxDescriptorMap), ",")
+	pres := []byte(`{"presentation_submission":{"definition_id":"d","descriptor_map":[` + entries + `]},` +
+		`"verifiableCredential":["` + jwt + `"],"proof":{"challenge":"c","domain":"v.example"}}`)
+	if len(pres) > fuzzMaxInput || documentProblem(pres) != "" {
+		t.Fatalf("the input is not one the fuzz bound covers: %d bytes, %q", len(pres), documentProblem(pres))
+	}
+	var problems []string
+	bytes, objects := growth(func() { problems = checkSubmission(fuzzDefinition, pres, "c", "v.example") })
+	if bytes > fuzzMaxBytes || objects > fuzzMaxObjects {
+		t.Fatalf("a %d byte presentation cost %d MiB in %d objects (bound %d MiB, %d objects)",
+			len(pres), bytes>>20, objects, fuzzMaxBytes>>20, fuzzMaxObjects)
+	}
+	if len(problems) == 0 {
+		t.Fatal("the credential lacks the definition's fields: want problems")
+	}
+}

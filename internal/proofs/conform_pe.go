@@ -113,13 +113,16 @@ func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string 
 		byID[def.InputDescriptors[i].ID] = &def.InputDescriptors[i]
 	}
 	submitted := map[string]bool{}
+	// Each JWT credential is decoded once, however many entries name it:
+	// the decoding then costs at most the presentation's own size.
+	jwts := map[string]decodedJWT{}
 	for i, m := range sub.DescriptorMap {
 		d, known := byID[m.ID]
 		if !known {
 			problems = append(problems, fmt.Sprintf("descriptor_map[%d] names %q, which is not an input descriptor of the request", i, m.ID))
 			continue
 		}
-		cred, problem := selectCredential(vp, m, fmt.Sprintf("descriptor_map[%d]", i), 0)
+		cred, problem := selectCredential(vp, m, fmt.Sprintf("descriptor_map[%d]", i), 0, jwts)
 		if problem != "" {
 			problems = append(problems, fmt.Sprintf("input descriptor %q: %s", m.ID, problem))
 			continue
@@ -169,10 +172,19 @@ func mapped(m []peMapping, id string) bool {
 	return false
 }
 
+// decodedJWT is a JWT credential as selectCredential reads it: its
+// claims, with the vc claim's members beside them, or why it cannot be
+// read (a text that follows "selects a string that").
+type decodedJWT struct {
+	cred    map[string]any
+	problem string
+}
+
 // selectCredential follows a descriptor_map entry (and its path_nested)
 // to the credential it names. Its paths are the prover's and must be
-// plain (jsonpath.ParsePlain): one step per segment, one value.
-func selectCredential(root any, m peMapping, where string, depth int) (map[string]any, string) {
+// plain (jsonpath.ParsePlain): one step per segment, one value. JWT
+// credentials are decoded into jwts, once each.
+func selectCredential(root any, m peMapping, where string, depth int, jwts map[string]decodedJWT) (map[string]any, string) {
 	if depth > maxNesting {
 		return nil, "path_nested is nested too deep"
 	}
@@ -190,32 +202,45 @@ func selectCredential(root any, m peMapping, where string, depth int) (map[strin
 		return nil, fmt.Sprintf("path %q selects nothing in the presentation", m.Path)
 	}
 	if m.PathNested != nil {
-		return selectCredential(vals[0], *m.PathNested, where+".path_nested", depth+1)
+		return selectCredential(vals[0], *m.PathNested, where+".path_nested", depth+1, jwts)
 	}
 	switch c := vals[0].(type) {
 	case map[string]any:
 		return c, ""
 	case string:
-		// A jwt_vc: its payload (vc claim inside) is what fields are read
-		// from; the verifier checks its signature.
-		payload, problem := jwtPayload(c)
-		if problem != "" {
-			return nil, fmt.Sprintf("path %q selects a string that %s", m.Path, problem)
+		d, ok := jwts[c]
+		if !ok {
+			d = decodeJWTCredential(c)
+			jwts[c] = d
 		}
-		if vc, ok := payload["vc"].(map[string]any); ok {
-			merged := make(map[string]any, len(vc)+len(payload))
-			for k, v := range vc {
-				merged[k] = v
-			}
-			for k, v := range payload {
-				merged[k] = v // $.vc.… paths work too
-			}
-			return merged, ""
+		if d.problem != "" {
+			return nil, fmt.Sprintf("path %q selects a string that %s", m.Path, d.problem)
 		}
-		return payload, ""
+		return d.cred, ""
 	default:
 		return nil, fmt.Sprintf("path %q does not select a credential (an object or a JWT)", m.Path)
 	}
+}
+
+// decodeJWTCredential reads a jwt_vc: its payload (vc claim inside) is
+// what fields are read from; the verifier checks its signature.
+func decodeJWTCredential(token string) decodedJWT {
+	payload, problem := jwtPayload(token)
+	if problem != "" {
+		return decodedJWT{problem: problem}
+	}
+	vc, ok := payload["vc"].(map[string]any)
+	if !ok {
+		return decodedJWT{cred: payload}
+	}
+	merged := make(map[string]any, len(vc)+len(payload))
+	for k, v := range vc {
+		merged[k] = v
+	}
+	for k, v := range payload {
+		merged[k] = v // $.vc.… paths work too
+	}
+	return decodedJWT{cred: merged}
 }
 
 // fieldProblems checks the required constraints.fields of d against cred:
