@@ -242,6 +242,51 @@ func TestCopiesSerialized(t *testing.T) {
 	}
 }
 
+// TestCopiesWaitBounded: copies of a presentation whose verification
+// outlasts AdmitWait do not queue on the record's lock: each is told to
+// come back (ErrBusy, a 503) after AdmitWait, and the verification runs
+// once meanwhile. (They used to wait, each holding its message, and each
+// was verified again, one after another, when the first ran out of time.)
+func TestCopiesWaitBounded(t *testing.T) {
+	ctx := context.Background()
+	fv := &fakeVerifier{formats: allFormats, gate: make(chan struct{})} // never answers
+	a := newVerifyingAgent(t, AgentConfig{VerifyTimeout: 2 * AdmitWait}, fv)
+	w := wallet.NewT(t, wallet.Options{NoEndpoint: true})
+	res, err := a.Service().Create(ctx, testOrg, peRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := w.ReadInvitation(res.InvitationURL)
+	env := w.Present(inv, vp(inv), true)
+	first := make(chan error, 1)
+	go func() {
+		_, err := a.Receive(ctx, env)
+		first <- err
+	}()
+	for fv.calls.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	const copies = 3
+	errs := make(chan error, copies)
+	for range copies {
+		go func() {
+			_, err := a.Receive(ctx, env)
+			errs <- err
+		}()
+	}
+	for range copies {
+		if err := <-errs; !errors.Is(err, ErrBusy) {
+			t.Fatalf("a copy waiting on the first: %v, want ErrBusy", err)
+		}
+	}
+	if n := fv.calls.Load(); n != 1 {
+		t.Fatalf("verified %d times while the first copy was verified", n)
+	}
+	if err := <-first; !errors.Is(err, backend.ErrUnavailable) {
+		t.Fatalf("the first copy: %v, want the verification's time-out", err)
+	}
+}
+
 // TestCheckCap: at most MaxConcurrentChecks presentations are checked at
 // once in the process; one more waits AdmitWait and is told to come back.
 func TestCheckCap(t *testing.T) {

@@ -1,6 +1,10 @@
 package proofs
 
-import "sync"
+import (
+	"context"
+	"sync"
+	"time"
+)
 
 // keyedMutex serializes work per key (a record id) inside one process and
 // forgets keys nobody holds, so it does not grow with the record count.
@@ -10,32 +14,68 @@ type keyedMutex struct {
 }
 
 type keyedEntry struct {
-	mu   sync.Mutex
-	refs int
+	held chan struct{} // holds one token while the key is locked
+	refs int           // holders and waiters
 }
 
 // lock blocks until key is free and returns its unlock function.
 func (k *keyedMutex) lock(key string) (unlock func()) {
+	e := k.ref(key)
+	e.held <- struct{}{}
+	return k.unlocker(key, e)
+}
+
+// lockWithin is lock waiting at most wait, and only while ctx lives: ok
+// is false when it gave up. Work that a sender can repeat at will (a
+// presentation delivered again and again) must not queue without bound
+// behind a slow holder.
+func (k *keyedMutex) lockWithin(ctx context.Context, key string, wait time.Duration) (unlock func(), ok bool) {
+	e := k.ref(key)
+	select {
+	case e.held <- struct{}{}:
+		return k.unlocker(key, e), true
+	default:
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case e.held <- struct{}{}:
+		return k.unlocker(key, e), true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	k.unref(key, e)
+	return nil, false
+}
+
+// ref finds or makes key's entry and counts the caller on it.
+func (k *keyedMutex) ref(key string) *keyedEntry {
 	k.mu.Lock()
+	defer k.mu.Unlock()
 	if k.m == nil {
 		k.m = make(map[string]*keyedEntry)
 	}
 	e := k.m[key]
 	if e == nil {
-		e = &keyedEntry{}
+		e = &keyedEntry{held: make(chan struct{}, 1)}
 		k.m[key] = e
 	}
 	e.refs++
-	k.mu.Unlock()
+	return e
+}
 
-	e.mu.Lock()
+// unref forgets the caller, and the entry once nobody holds or awaits it.
+func (k *keyedMutex) unref(key string, e *keyedEntry) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if e.refs--; e.refs == 0 {
+		delete(k.m, key)
+	}
+}
+
+func (k *keyedMutex) unlocker(key string, e *keyedEntry) func() {
 	return func() {
-		e.mu.Unlock()
-		k.mu.Lock()
-		e.refs--
-		if e.refs == 0 {
-			delete(k.m, key)
-		}
-		k.mu.Unlock()
+		<-e.held
+		k.unref(key, e)
 	}
 }

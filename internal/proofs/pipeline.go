@@ -38,9 +38,13 @@ var errDelivered = errors.New("proofs: presentation already handled")
 // are judged once, one after the other. It then moves the record, in one
 // write, to presentation-received or, when the judgement fails, to
 // abandoned with isVerified false and the reason as errorMessage.
+//
+// A copy waits at most AdmitWait for the lock, then gets ErrBusy: a
+// sender must not pile copies, each holding its message, behind a slow
+// verification.
 func (s *Service) ReceivePresentation(ctx context.Context, recordID, msgID string, p Presentation, judge func(*Doc) (Judgement, error)) (*Doc, Judgement, error) {
 	var j Judgement
-	doc, err := s.update(ctx, recordID, func(d *Doc) error {
+	doc, err := s.updateWithin(ctx, recordID, AdmitWait, func(d *Doc) error {
 		if d.Record.State != backend.StateRequestSent {
 			if sameMessage(d.Presentation, msgID) {
 				return errDelivered
@@ -56,7 +60,7 @@ func (s *Service) ReceivePresentation(ctx context.Context, recordID, msgID strin
 		}
 		// The prover's ~service becomes the record's connection (connections.go).
 		return s.attachConnection(ctx, d, p.TheirService)
-	})
+	}, nil)
 	if errors.Is(err, errDelivered) {
 		doc, lerr := s.Load(ctx, recordID)
 		if lerr != nil {

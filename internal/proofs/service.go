@@ -321,16 +321,39 @@ func (s *Service) update(ctx context.Context, recordID string, fn func(*Doc) err
 // an accept): extra runs after fn, and what it stages is released or
 // withdrawn with the transition's own notifications.
 func (s *Service) updateStaged(ctx context.Context, recordID string, fn func(*Doc) error, extra func(context.Context, *Doc) (backend.Staged, error)) (*Doc, error) {
+	return s.updateWithin(ctx, recordID, 0, fn, extra)
+}
+
+// updateWithin is updateStaged waiting at most lockWait (> 0) for the
+// record's locks, else ErrBusy; 0 waits as long as it takes.
+func (s *Service) updateWithin(ctx context.Context, recordID string, lockWait time.Duration, fn func(*Doc) error, extra func(context.Context, *Doc) (backend.Staged, error)) (*Doc, error) {
 	u, ok := ParseID(recordID)
 	if !ok {
 		return nil, backend.ErrNotFound
 	}
 	id := u.String()
-	unlock := recordLocks.lock(id)
-	defer unlock()
+	if lockWait > 0 {
+		unlock, ok := recordLocks.lockWithin(ctx, id, lockWait)
+		if !ok {
+			return nil, ErrBusy
+		}
+		defer unlock()
+	} else {
+		defer recordLocks.lock(id)()
+	}
 	if s.cfg.ClusterLocks {
 		name := store.Prefix + "/locks/records/" + id
-		if err := s.storage.Lock(ctx, name); err != nil {
+		lockCtx, cancel := ctx, context.CancelFunc(func() {})
+		if lockWait > 0 {
+			lockCtx, cancel = context.WithTimeout(ctx, lockWait)
+		}
+		err := s.storage.Lock(lockCtx, name)
+		busy := lockWait > 0 && lockCtx.Err() != nil && ctx.Err() == nil
+		cancel()
+		if busy {
+			return nil, ErrBusy
+		}
+		if err != nil {
 			return nil, unavailable(err)
 		}
 		defer s.storage.Unlock(context.WithoutCancel(ctx), name) //nolint:errcheck // a lost unlock expires
