@@ -18,7 +18,9 @@ import (
 // key, stored once at proofgate/connections/<id>.json; its id is derived
 // from the two, so a returning prover finds its connection without an
 // index, and a prover that moved (a new mediator, a new endpoint) updates
-// it.
+// it, by a presentation authcrypted with that key: anyone holding an
+// invitation of the org could otherwise name another prover's key and
+// take its acks.
 type Connection struct {
 	ID    string `json:"id"`
 	OrgID string `json:"orgId"`
@@ -41,8 +43,11 @@ func ConnectionID(orgID, theirKey string) string {
 }
 
 // connect returns the id of org's connection to the prover of svc,
-// creating or updating it; "" when svc names no key.
-func (s *Service) connect(ctx context.Context, orgID string, svc *ServiceDecorator) (string, error) {
+// creating or updating it; "" when svc names no key, or when it differs
+// from the connection its key names and sender (the authcrypt sender, ""
+// for anoncrypt) is not that key: then the record keeps to its own
+// ~service, and the connection stays as its key's holder left it.
+func (s *Service) connect(ctx context.Context, orgID string, svc *ServiceDecorator, sender string) (string, error) {
 	if svc == nil || len(svc.RecipientKeys) == 0 {
 		return "", nil
 	}
@@ -55,6 +60,9 @@ func (s *Service) connect(ctx context.Context, orgID string, svc *ServiceDecorat
 		if c.OrgID == orgID && c.Endpoint == svc.ServiceEndpoint &&
 			slices.Equal(c.RecipientKeys, svc.RecipientKeys) && slices.Equal(c.RoutingKeys, svc.RoutingKeys) {
 			return id, nil
+		}
+		if sender != key {
+			return "", nil
 		}
 	case errors.Is(err, store.ErrNotFound):
 		c = Connection{ID: id, OrgID: orgID, TheirKey: key, CreatedAt: s.cfg.Now().UTC().Format(backend.TimeFormat)}
@@ -72,10 +80,11 @@ func (s *Service) connect(ctx context.Context, orgID string, svc *ServiceDecorat
 	return id, nil
 }
 
-// attachConnection sets d's connection from the prover's ~service: called
-// in the transition that records a presentation.
-func (s *Service) attachConnection(ctx context.Context, d *Doc, svc *ServiceDecorator) error {
-	id, err := s.connect(ctx, d.Record.OrgID, svc)
+// attachConnection sets d's connection from the prover's ~service, sent
+// by sender (connect): called in the transition that records a
+// presentation.
+func (s *Service) attachConnection(ctx context.Context, d *Doc, svc *ServiceDecorator, sender string) error {
+	id, err := s.connect(ctx, d.Record.OrgID, svc, sender)
 	if err != nil {
 		return err
 	}

@@ -214,7 +214,7 @@ func (a *Agent) receivePresentation(ctx context.Context, doc *Doc, msg *inboundM
 	if err != nil {
 		return "", err
 	}
-	if state, expired, err := a.refuseExpired(ctx, doc, theirs); expired {
+	if state, expired, err := a.refuseExpired(ctx, doc, theirs, un.SenderVerkey); expired {
 		return state, err
 	}
 	p := Presentation{Message: un.Message, TheirService: theirs, TheirVerkey: un.SenderVerkey}

@@ -59,7 +59,7 @@ func (s *Service) ReceivePresentation(ctx context.Context, recordID, msgID strin
 			return err
 		}
 		// The prover's ~service becomes the record's connection (connections.go).
-		return s.attachConnection(ctx, d, p.TheirService)
+		return s.attachConnection(ctx, d, p.TheirService, p.TheirVerkey)
 	}, nil)
 	if errors.Is(err, errDelivered) {
 		doc, lerr := s.Load(ctx, recordID)

@@ -445,7 +445,7 @@ func (s *Service) MarkPresentationReceived(ctx context.Context, recordID string,
 		if err := toPresentationReceived(d, p, map[string]any{"answersRequest": true, "signaturesVerified": p.SignaturesVerified}, verified); err != nil {
 			return err
 		}
-		return s.attachConnection(ctx, d, p.TheirService)
+		return s.attachConnection(ctx, d, p.TheirService, p.TheirVerkey)
 	})
 	if err != nil {
 		return backend.ProofRecord{}, err

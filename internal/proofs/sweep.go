@@ -37,7 +37,7 @@ func (s *Service) expire(ctx context.Context, recordID string) (*Doc, error) {
 // refuseExpired answers a presentation that arrives after its invitation
 // expired: the record is abandoned and the prover gets a problem report.
 // ok is false when the invitation is still valid.
-func (a *Agent) refuseExpired(ctx context.Context, doc *Doc, theirs *ServiceDecorator) (state string, ok bool, err error) {
+func (a *Agent) refuseExpired(ctx context.Context, doc *Doc, theirs *ServiceDecorator, sender string) (state string, ok bool, err error) {
 	if !a.svc.invitationExpired(doc, a.svc.cfg.Now()) {
 		return "", false, nil
 	}
@@ -49,7 +49,7 @@ func (a *Agent) refuseExpired(ctx context.Context, doc *Doc, theirs *ServiceDeco
 			return err
 		}
 		d.TheirService = theirs
-		return a.svc.attachConnection(ctx, d, theirs)
+		return a.svc.attachConnection(ctx, d, theirs, sender)
 	})
 	if err != nil {
 		return "", true, err
