@@ -127,6 +127,11 @@ func TestDescriptorPaths(t *testing.T) {
 		{"filter", "$.verifiableCredential[?(@.a)]", nil, "is not a plain JSONPath"},
 		{"too long", "$" + strings.Repeat(".a", 128), nil, "at most 256 characters"},
 		{"nested not plain", "$", map[string]any{"id": "x", "format": "ldp_vc", "path": "$..*..*"}, `descriptor_map[0].path_nested.path "$..*..*" is not a plain JSONPath`},
+		// A credential the verifier does not check (it checks the
+		// verifiableCredential entries) never answers the request.
+		{"outside the credentials", "$.other", nil, `path "$.other" selects a value that is not one of the presentation's verifiableCredential entries`},
+		{"nested outside the credentials", "$", map[string]any{"id": "x", "format": "ldp_vc", "path": "$.other"}, "not one of the presentation's verifiableCredential entries"},
+		{"the presentation itself", "$", nil, "not one of the presentation's verifiableCredential entries"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,7 +142,9 @@ func TestDescriptorPaths(t *testing.T) {
 			pres, _ := json.Marshal(map[string]any{
 				"presentation_submission": map[string]any{"definition_id": "d", "descriptor_map": []any{entry}},
 				"verifiableCredential":    []any{cred},
-				"proof":                   map[string]any{"challenge": "c"},
+				// An equal copy of the credential, outside the list.
+				"other": map[string]any{"credentialSubject": map[string]any{"a": 1}},
+				"proof": map[string]any{"challenge": "c"},
 			})
 			problems := checkSubmission(def, pres, "c", "")
 			if tt.want == "" && len(problems) != 0 || tt.want != "" && (len(problems) != 1 || !strings.Contains(problems[0], tt.want)) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -113,16 +114,19 @@ func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string 
 		byID[def.InputDescriptors[i].ID] = &def.InputDescriptors[i]
 	}
 	submitted := map[string]bool{}
-	// Each JWT credential is decoded once, however many entries name it:
-	// the decoding then costs at most the presentation's own size.
-	jwts := map[string]decodedJWT{}
+	sel := selection{
+		// Each JWT credential is decoded once, however many entries name
+		// it: the decoding then costs at most the presentation's own size.
+		jwts:  map[string]decodedJWT{},
+		creds: listedCredentials(vp, isJWT),
+	}
 	for i, m := range sub.DescriptorMap {
 		d, known := byID[m.ID]
 		if !known {
 			problems = append(problems, fmt.Sprintf("descriptor_map[%d] names %q, which is not an input descriptor of the request", i, m.ID))
 			continue
 		}
-		cred, problem := selectCredential(vp, m, fmt.Sprintf("descriptor_map[%d]", i), 0, jwts)
+		cred, problem := selectCredential(vp, m, fmt.Sprintf("descriptor_map[%d]", i), 0, &sel)
 		if problem != "" {
 			problems = append(problems, fmt.Sprintf("input descriptor %q: %s", m.ID, problem))
 			continue
@@ -172,6 +176,51 @@ func mapped(m []peMapping, id string) bool {
 	return false
 }
 
+// selection is what selectCredential needs of the whole presentation.
+type selection struct {
+	// creds are the presentation's verifiableCredential entries: the
+	// credentials a verifier checks, so the only ones an entry may name.
+	creds []any
+	// jwts are the JWT credentials decoded so far.
+	jwts map[string]decodedJWT
+}
+
+// listedCredentials are the entries of a presentation's
+// verifiableCredential (in the vp claim of a JWT presentation): one value
+// or an array.
+func listedCredentials(vp map[string]any, isJWT bool) []any {
+	holder := vp
+	if inner, ok := vp["vp"].(map[string]any); isJWT && ok {
+		holder = inner
+	}
+	switch c := holder["verifiableCredential"].(type) {
+	case nil:
+		return nil
+	case []any:
+		return c
+	default:
+		return []any{c}
+	}
+}
+
+// listed reports whether v is one of creds: the very object (not an equal
+// copy elsewhere in the presentation), or a JWT equal to a listed one.
+func listed(v any, creds []any) bool {
+	for _, c := range creds {
+		switch x := v.(type) {
+		case map[string]any:
+			if m, ok := c.(map[string]any); ok && reflect.ValueOf(m).UnsafePointer() == reflect.ValueOf(x).UnsafePointer() {
+				return true
+			}
+		case string:
+			if s, ok := c.(string); ok && s == x {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // decodedJWT is a JWT credential as selectCredential reads it: its
 // claims, with the vc claim's members beside them, or why it cannot be
 // read (a text that follows "selects a string that").
@@ -182,9 +231,12 @@ type decodedJWT struct {
 
 // selectCredential follows a descriptor_map entry (and its path_nested)
 // to the credential it names. Its paths are the prover's and must be
-// plain (jsonpath.ParsePlain): one step per segment, one value. JWT
-// credentials are decoded into jwts, once each.
-func selectCredential(root any, m peMapping, where string, depth int, jwts map[string]decodedJWT) (map[string]any, string) {
+// plain (jsonpath.ParsePlain): one step per segment, one value. What it
+// names must be one of the presentation's verifiableCredential entries:
+// a verifier checks those, and a credential elsewhere (under a key the
+// prover's context maps anywhere, or in a JCS-signed document) would
+// answer the request unchecked. JWT credentials are decoded once each.
+func selectCredential(root any, m peMapping, where string, depth int, sel *selection) (map[string]any, string) {
 	if depth > maxNesting {
 		return nil, "path_nested is nested too deep"
 	}
@@ -202,16 +254,19 @@ func selectCredential(root any, m peMapping, where string, depth int, jwts map[s
 		return nil, fmt.Sprintf("path %q selects nothing in the presentation", m.Path)
 	}
 	if m.PathNested != nil {
-		return selectCredential(vals[0], *m.PathNested, where+".path_nested", depth+1, jwts)
+		return selectCredential(vals[0], *m.PathNested, where+".path_nested", depth+1, sel)
+	}
+	if !listed(vals[0], sel.creds) {
+		return nil, fmt.Sprintf("path %q selects a value that is not one of the presentation's verifiableCredential entries", m.Path)
 	}
 	switch c := vals[0].(type) {
 	case map[string]any:
 		return c, ""
 	case string:
-		d, ok := jwts[c]
+		d, ok := sel.jwts[c]
 		if !ok {
 			d = decodeJWTCredential(c)
-			jwts[c] = d
+			sel.jwts[c] = d
 		}
 		if d.problem != "" {
 			return nil, fmt.Sprintf("path %q selects a string that %s", m.Path, d.problem)
