@@ -74,19 +74,41 @@ type Options struct {
 // wrap ErrLimits, ErrBusy, ErrTimeout or an *UnsupportedContextError, or
 // are json-gold's for malformed JSON-LD.
 func (c *Canonicalizer) Canonize(ctx context.Context, doc any, o Options) (string, error) {
+	return bounded(ctx, c, doc, func() (string, error) { return c.canonize(doc, o) })
+}
+
+// Expand returns doc (decoded JSON) in JSON-LD expanded form, in safe
+// mode, its contexts resolved through the Loader: what each member means,
+// however it is spelled (a term, an alias, an absolute IRI). It runs
+// under the limits and the worker slots of Canonize.
+func (c *Canonicalizer) Expand(ctx context.Context, doc any) ([]any, error) {
+	return bounded(ctx, c, doc, func() ([]any, error) {
+		opts := ld.NewJsonLdOptions("")
+		opts.DocumentLoader = c.loader
+		opts.ProcessingMode = ld.JsonLd_1_1
+		opts.SafeMode = true
+		return ld.NewJsonLdProcessor().Expand(doc, opts)
+	})
+}
+
+// bounded runs work on doc in a worker slot, within the limits' shape and
+// time: a run that overruns its time cannot be stopped, so it keeps its
+// slot until it ends, and a panic in json-gold is an error.
+func bounded[T any](ctx context.Context, c *Canonicalizer, doc any, work func() (T, error)) (T, error) {
+	var zero T
 	if err := c.limits.CheckShape(doc); err != nil {
-		return "", err
+		return zero, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.limits.Timeout)
 	defer cancel()
 	select {
 	case workers <- struct{}{}:
 	case <-ctx.Done():
-		return "", ErrBusy
+		return zero, ErrBusy
 	}
 	type result struct {
-		nquads string
-		err    error
+		v   T
+		err error
 	}
 	done := make(chan result, 1)
 	go func() {
@@ -96,14 +118,14 @@ func (c *Canonicalizer) Canonize(ctx context.Context, doc any, o Options) (strin
 				done <- result{err: fmt.Errorf("json-ld processing failed: %v", p)}
 			}
 		}()
-		nq, err := c.canonize(doc, o)
-		done <- result{nq, err}
+		v, err := work()
+		done <- result{v, err}
 	}()
 	select {
 	case r := <-done:
-		return r.nquads, r.err
+		return r.v, r.err
 	case <-ctx.Done():
-		return "", ErrTimeout
+		return zero, ErrTimeout
 	}
 }
 

@@ -25,6 +25,23 @@ type Proof struct {
 	Domains   []string
 	// Created is the proof's creation time, zero when absent.
 	Created time.Time
+	// RDF says the proof signs the document's canonical RDF, its meaning,
+	// rather than its JSON text (JCS): then members may be respelled
+	// (a term, an alias, an absolute IRI) without breaking it, and a
+	// reader of the JSON must read what they mean.
+	RDF bool
+}
+
+// proofMembers are the members a proof may have. The proof's options are
+// signed as RDF, so a member respelled (as an absolute IRI, or an alias of
+// the document's context) keeps its signature while a reader of the JSON
+// would not see it: a domain so hidden would pass for no domain.
+var proofMembers = map[string]bool{
+	"@context": true, "id": true, "type": true, "cryptosuite": true,
+	"created": true, "expires": true, "verificationMethod": true,
+	"proofPurpose": true, "challenge": true, "domain": true, "nonce": true,
+	"previousProof": true, "jws": true, "proofValue": true,
+	"signatureValue": true, "creator": true,
 }
 
 // rawProof reads the fields of one proof object.
@@ -64,6 +81,11 @@ func proofsOf(doc map[string]any) ([]map[string]any, error) {
 }
 
 func parseProof(obj map[string]any) (*rawProof, error) {
+	for k := range obj {
+		if !proofMembers[k] {
+			return nil, fmt.Errorf("%w: the proof has a member %q this verifier does not read", ErrMalformed, truncate(k, 60))
+		}
+	}
 	p := &rawProof{obj: obj}
 	var ok bool
 	if p.typ, ok = obj["type"].(string); !ok || p.typ == "" {

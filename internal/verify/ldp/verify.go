@@ -64,7 +64,7 @@ func (v *Verifier) verifyOne(ctx context.Context, unsecured, obj map[string]any,
 	if err != nil {
 		return Proof{}, err
 	}
-	res := Proof{Type: s.name, VerificationMethod: rp.verificationMethod, Purpose: rp.purpose, Challenge: rp.challenge, Domains: rp.domains, Created: rp.created}
+	res := Proof{Type: s.name, VerificationMethod: rp.verificationMethod, Purpose: rp.purpose, Challenge: rp.challenge, Domains: rp.domains, Created: rp.created, RDF: !s.jcs}
 	if rp.purpose != o.Purpose {
 		return res, fmt.Errorf("%w: %.40s, want %s", ErrPurpose, rp.purpose, o.Purpose)
 	}

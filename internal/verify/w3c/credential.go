@@ -3,6 +3,7 @@ package w3c
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -198,6 +199,11 @@ func (v *Verifier) ldpCredential(ctx context.Context, cred map[string]any) (*sig
 	sc := &signedCredential{id: idOf(cred["id"]), issuer: issuer, subjects: subjectIDs(cred["credentialSubject"]), status: cred["credentialStatus"], subject: cred["credentialSubject"]}
 	if err := readValidity(sc, cred); err != nil {
 		return nil, err
+	}
+	if slices.ContainsFunc(proofs, func(p ldp.Proof) bool { return p.RDF }) {
+		if err := v.checkMeaning(ctx, cred, sc); err != nil {
+			return nil, err
+		}
 	}
 	return sc, nil
 }
