@@ -106,17 +106,24 @@ func credentialKind(r *http.Request) string {
 		kinds = append(kinds, "X-API-Key")
 	}
 	if a := auth.Header(r.Header, "Authorization"); a != "" {
+		// Only a scheme known to be one is named: a client that forgot
+		// the scheme (or split it with a tab) sends its secret first.
 		scheme, _, _ := strings.Cut(a, " ")
-		if len(scheme) > 16 {
-			scheme = scheme[:16]
+		if i := slices.IndexFunc(authSchemes, func(s string) bool { return strings.EqualFold(s, scheme) }); i >= 0 {
+			kinds = append(kinds, "Authorization "+authSchemes[i])
+		} else {
+			kinds = append(kinds, "Authorization (unrecognized scheme)")
 		}
-		kinds = append(kinds, "Authorization "+scheme)
 	}
 	if len(kinds) == 0 {
 		return "none"
 	}
 	return strings.Join(kinds, ", ")
 }
+
+// authSchemes are the HTTP authentication schemes a log may name (IANA's
+// registry, as clients send them).
+var authSchemes = []string{"Basic", "Bearer", "Digest", "DPoP", "HOBA", "Mutual", "Negotiate", "OAuth", "SCRAM-SHA-1", "SCRAM-SHA-256", "vapid"}
 
 // findRecord finds which org owns the record: first from what the backends
 // remember of the records made through proofgate, then by asking the agents
