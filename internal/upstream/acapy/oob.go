@@ -20,7 +20,9 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 		return backend.OOBResult{}, err
 	}
 	call := agent.Request{Method: http.MethodPost, Path: "/present-proof-2.0/create-request", JSON: body}
-	resp, err := b.do(ctx, org, call)
+	// Not cut off when the caller goes away (the client's timeout still
+	// bounds it): a request the agent made is then known, and deleted.
+	resp, err := b.do(context.WithoutCancel(ctx), org, call)
 	if err != nil {
 		return backend.OOBResult{}, err
 	}
@@ -30,6 +32,10 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 	rec, err := normalize(resp.Body)
 	if err != nil {
 		return backend.OOBResult{}, b.client.BadAnswer(call, err.Error())
+	}
+	if err := ctx.Err(); err != nil {
+		b.discard(org, rec.ID) // nobody will get its invitation
+		return backend.OOBResult{}, err
 	}
 	// The record's id is known: its owner is made durable while the
 	// invitation is created, and waited for before either outcome.

@@ -50,7 +50,10 @@ func (t *Tokens) Get(ctx context.Context, tenant string) (string, error) {
 		return "", ErrNoToken
 	}
 	v, err, _ := t.group.Do(tenant, func() (any, error) {
-		tok, err := t.fetch(ctx, tenant)
+		// The fetch is shared: the first caller's going away must not
+		// fail the others who wait on it (the client's own timeout still
+		// bounds the call).
+		tok, err := t.fetch(context.WithoutCancel(ctx), tenant)
 		if err != nil {
 			return "", err
 		}

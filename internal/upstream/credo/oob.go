@@ -83,7 +83,11 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 		}
 	}
 	started := time.Now()
-	resp, err := b.do(ctx, org, call)
+	// The create is not cut off when the caller goes away (the client's
+	// timeout still bounds it): its answer names the thread, so a request
+	// the agent made for nobody is recorded as an orphan below, by the
+	// read-back that then fails, instead of being left untracked.
+	resp, err := b.do(context.WithoutCancel(ctx), org, call)
 	if err != nil {
 		if reason := orphanReason(err); reason != "" {
 			b.orphans.Record(org, "", reason, started)

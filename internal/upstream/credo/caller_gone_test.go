@@ -1,0 +1,82 @@
+package credo
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/upstream/openapitest"
+)
+
+// A caller that goes away after credo-controller took the create, before
+// its answer: the request the agent made is recorded as an orphan (by its
+// thread), as a timeout at the same point is, not left untracked.
+func TestCallerGoneDuringCreate(t *testing.T) {
+	opts := openapitest.CredoOptions{Tenants: []string{"tenant-a"}}
+	fake := openapitest.NewCredo(t, opts)
+	ctx, cancel := context.WithCancel(context.Background())
+	// In front of the agent: the caller leaves once the create is in.
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		req, _ := http.NewRequestWithContext(context.Background(), r.Method, fake.URL+r.URL.RequestURI(), bytes.NewReader(body))
+		req.Header = r.Header.Clone()
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			w.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		if strings.HasSuffix(r.URL.Path, "/create-request-oob") {
+			cancel()
+			time.Sleep(100 * time.Millisecond)
+		}
+		for k, v := range resp.Header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(resp.StatusCode)
+		_, _ = io.Copy(w, resp.Body)
+	}))
+	t.Cleanup(proxy.Close)
+	b := newBackend(t, fake, opts, func(b *Backend) { b.URL = proxy.URL })
+	org := backend.Org{ID: "org-a", Tenant: "tenant-a"}
+	if _, err := b.SendOutOfBandRequest(ctx, org, indyRequest()); err == nil {
+		t.Fatal("the create succeeded for a caller that went away")
+	}
+	if n := len(fake.Records("tenant-a")); n != 1 {
+		t.Fatalf("the agent holds %d records, want 1", n)
+	}
+	left, err := b.orphans.Sweep(context.Background(), b.resolveOrphan)
+	if err != nil || len(left) != 1 || left[0].ThreadID == "" {
+		t.Fatalf("orphans recorded: %+v (%v), want the request, by its thread", left, err)
+	}
+}
+
+// A tenant's token fetch is shared by the callers that wait on it: the
+// first caller's going away does not fail the others.
+func TestSharedTokenFetchOutlivesItsFirstCaller(t *testing.T) {
+	opts := openapitest.CredoOptions{Tenants: []string{"tenant-a"}}
+	fake := openapitest.NewCredo(t, opts)
+	b := newBackend(t, fake, opts, nil)
+	org := backend.Org{ID: "org-1", Tenant: "tenant-a"}
+	id := fake.AddRecord("tenant-a")
+	fake.Inject("GetTenantToken", openapitest.Fault{Delay: 300 * time.Millisecond})
+
+	ctxA, cancelA := context.WithCancel(context.Background())
+	doneA := make(chan struct{})
+	go func() { defer close(doneA); _, _ = b.GetProofRecord(ctxA, org, id) }()
+	time.Sleep(50 * time.Millisecond) // A's fetch is in flight
+	errB := make(chan error, 1)
+	go func() { _, err := b.GetProofRecord(context.Background(), org, id); errB <- err }()
+	time.Sleep(50 * time.Millisecond) // B waits on it
+	cancelA()
+	<-doneA
+	if err := <-errB; err != nil {
+		t.Fatalf("a caller failed because another went away: %v", err)
+	}
+}
