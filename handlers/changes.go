@@ -31,7 +31,8 @@ func (g *Gateway) stageChange(ctx context.Context, b backend.Backend, prev strin
 	if self && prev != "" {
 		return nil
 	}
-	if !self && (prev != "" || rec.State != createdState) {
+	remembered := !self && (prev != "" || rec.State != createdState)
+	if remembered {
 		// A creation in createdState is not stored: observe knows it from
 		// the record's owner, and a create through an agent keeps one
 		// durable write (the owner) instead of two.
@@ -39,8 +40,16 @@ func (g *Gateway) stageChange(ctx context.Context, b backend.Backend, prev strin
 	}
 	st, err := g.Changes.Stage(ctx, backend.StateChange{ID: backend.ChangeID(rec.ID, rec.State), PreviousState: prev, Record: rec})
 	if err != nil {
-		g.Logger.Error("queueing the notifications of a state change failed; they are lost",
+		g.Logger.Error("queueing the notifications of a state change failed",
 			zap.String("proof_record_id", rec.ID), zap.String("state", rec.State), zap.Error(err))
+		if remembered && prev != "" && g.Observed != nil {
+			// The state seen before is put back, so that the next read
+			// reports the change again instead of taking it as known.
+			if _, _, err := g.Observed.Swap(ctx, rec.ID, prev); err != nil {
+				g.Logger.Error("a state change could neither be queued nor forgotten; its notifications are lost",
+					zap.String("proof_record_id", rec.ID), zap.String("state", rec.State), zap.Error(err))
+			}
+		}
 		return nil
 	}
 	return st

@@ -1,0 +1,71 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"go.uber.org/zap"
+
+	"github.com/proofgate/proofgate/internal/backend"
+)
+
+// agentDouble is a backend that does not report its own transitions (an
+// agent) and knows the owner of every record.
+type agentDouble struct{}
+
+func (agentDouble) SendOutOfBandRequest(context.Context, backend.Org, backend.OOBRequest) (backend.OOBResult, error) {
+	return backend.OOBResult{}, nil
+}
+func (agentDouble) AcceptPresentation(context.Context, backend.Org, string) (backend.ProofRecord, error) {
+	return backend.ProofRecord{}, nil
+}
+func (agentDouble) RecordOrg(context.Context, string) (string, error) { return "org-a", nil }
+
+// stateMap is a StateMemory in a map.
+type stateMap map[string]string
+
+func (m stateMap) Swap(_ context.Context, id, state string) (string, bool, error) {
+	prev, ok := m[id]
+	m[id] = state
+	return prev, ok, nil
+}
+
+// flakySink fails its first fail stagings, then records each change.
+type flakySink struct {
+	fail   int
+	staged []backend.StateChange
+}
+
+func (s *flakySink) Stage(_ context.Context, c backend.StateChange) (backend.Staged, error) {
+	if s.fail > 0 {
+		s.fail--
+		return nil, errors.New("outbox storage unavailable")
+	}
+	s.staged = append(s.staged, c)
+	return backend.NopStaged{}, nil
+}
+
+// A change seen on an agent's record, or made by an accept, that cannot
+// be queued is not taken as known: the next read reports it again.
+func TestChangeNotQueuedIsReportedAgain(t *testing.T) {
+	rec := backend.ProofRecord{ID: "r1", State: backend.StatePresentationReceived}
+	for _, tt := range []struct {
+		name   string
+		report func(g *Gateway)
+	}{
+		{"observed", func(g *Gateway) { g.observe(context.Background(), agentDouble{}, rec) }},
+		{"made", func(g *Gateway) { g.reportChange(context.Background(), agentDouble{}, backend.StateRequestSent, rec) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sink := &flakySink{fail: 1}
+			g := &Gateway{Logger: zap.NewNop(), Changes: sink, Observed: stateMap{"r1": backend.StateRequestSent}}
+			tt.report(g) // staging fails
+			g.observe(context.Background(), agentDouble{}, rec) // the next read, the outbox back
+			g.observe(context.Background(), agentDouble{}, rec) // and one more: reported once
+			if len(sink.staged) != 1 || sink.staged[0].PreviousState != backend.StateRequestSent {
+				t.Fatalf("staged %+v, want the change from request-sent once", sink.staged)
+			}
+		})
+	}
+}
