@@ -64,24 +64,23 @@ func checkStructure(req *Request, pres *Presentation, proof *cl.Proof) []problem
 			problems = append(problems, checkRevealed(ref, name, val.Raw, val.Encoded, &proof.Sub[g.SubProofIndex])...)
 		}
 	}
+	// A names referent asks for its values: only revealed_attr_groups
+	// answers it (as the reference requires of a restricted one).
+	namesGroup := func(kind, ref string) {
+		if info, ok := req.RequestedAttributes[ref]; ok && len(info.Names) > 0 {
+			problems = append(problems, malformed("%s %q: the request asks the group's values, which only revealed_attr_groups gives", kind, ref))
+		}
+	}
 	for ref, u := range rp.UnrevealedAttrs {
 		answered[ref]++
-		if !inRange("unrevealed attribute", ref, u.SubProofIndex) {
-			continue
-		}
-		// The attribute must be one the credential hides (or reveals).
-		if info, ok := req.RequestedAttributes[ref]; ok && info.Name != "" {
-			eq := &proof.Sub[u.SubProofIndex].Eq
-			name := names.Attr(info.Name)
-			if _, hidden := eq.M[name]; !hidden {
-				if _, shown := eq.Revealed[name]; !shown {
-					problems = append(problems, malformed("unrevealed attribute %q (%s): sub proof %d has no such attribute", ref, info.Name, u.SubProofIndex))
-				}
-			}
-		}
+		namesGroup("unrevealed attribute", ref)
+		inRange("unrevealed attribute", ref, u.SubProofIndex)
+		// That the credential has the attribute is checked against its
+		// schema (checkUnrevealed), once that is known.
 	}
 	for ref := range rp.SelfAttestedAttrs {
 		answered[ref]++
+		namesGroup("self-attested attribute", ref)
 	}
 	for ref, c := range answered {
 		// A referent answered twice (revealed and unrevealed, say) is taken,
@@ -122,6 +121,24 @@ func checkStructure(req *Request, pres *Presentation, proof *cl.Proof) []problem
 	}
 	// Maps were walked in random order: report in a stable one.
 	sort.SliceStable(problems, func(i, j int) bool { return problems[i].text < problems[j].text })
+	return problems
+}
+
+// checkUnrevealed checks that every unrevealed attribute is one of the
+// credential it is pointed at: an attribute of that credential's schema,
+// hence one its equality proof hides (or reveals) and the CL challenge
+// covers. An m̂ the proof carries is no evidence: the prover can add one
+// for any name (cl.Verify refuses that too). checkStructure made sure
+// every sub_proof_index is in range.
+func checkUnrevealed(req *Request, pres *Presentation, facts []*credFacts) []problem {
+	var problems []problem
+	for _, ref := range sortedKeys(pres.RequestedProof.UnrevealedAttrs) {
+		i := pres.RequestedProof.UnrevealedAttrs[ref].SubProofIndex
+		info := req.RequestedAttributes[ref]
+		if info.Name != "" && !facts[i].attrs[names.Attr(info.Name)] {
+			problems = append(problems, malformed("unrevealed attribute %q (%s): credential %d (%s) has no such attribute", ref, info.Name, i, pres.Identifiers[i].CredDefID))
+		}
+	}
 	return problems
 }
 

@@ -109,9 +109,25 @@ func (v *Verifier) Verify(ctx context.Context, requestJSON, presentationJSON []b
 		for _, a := range schema.AttrNames {
 			f.attrs[names.Attr(a)] = true
 		}
+		// The schema's attributes must be the definition's: a key R per
+		// attribute and one for the link secret, no more, no fewer. A
+		// legacy definition names its schema by ledger sequence number,
+		// which the check above cannot compare; without this a prover
+		// could name another schema with fewer attributes (of another
+		// name, version or issuer, to meet a restriction) and still
+		// reveal the ones it lacks. The reference refuses that too
+		// ("Credential doesn't contain requested attribute").
+		if problem := keyFitsSchema(def.Key, f.attrs); problem != "" {
+			return fail(verify.ReasonRestriction, "credential %d: credential definition %s does not fit schema %s: %s", i, id.CredDefID, id.SchemaID, problem)
+		}
 		facts[i] = f
 		verdict.Credentials = append(verdict.Credentials, CredentialVerdict{CredDefID: id.CredDefID, IssuerID: def.IssuerID})
 		creds[i] = cl.Credential{Key: def.Key, Attrs: sortedKeys(f.attrs)}
+	}
+
+	// An unrevealed attribute is one its credential has.
+	if problems := checkUnrevealed(&req, &pres, facts); len(problems) > 0 {
+		return failAll(problems)
 	}
 
 	// 3. Restrictions and self-attested values.
@@ -154,11 +170,14 @@ func (v *Verifier) Verify(ctx context.Context, requestJSON, presentationJSON []b
 		}
 		verdict.Revocation = RevocationUnchecked
 		verdict.Credentials[i].Revocation = RevocationUnchecked
+		// Non-revocation is never checked here: without the operator's
+		// consent to that, the credential is refused, whatever the
+		// presentation carries (a timestamp alone proves nothing).
 		switch {
 		case proof.Sub[i].NonRevocation:
 			return fail(verify.ReasonRevocationUnchecked, "credential %d (%s) carries a non-revocation proof, which needs pairings on the BN254 curve that this verifier does not compute: the proof cannot be verified", i, f.id.CredDefID)
-		case f.id.Timestamp == nil && !v.AcceptUncheckedRevocation:
-			return fail(verify.ReasonRevocationUnchecked, "credential %d (%s) must prove non-revocation but the presentation has no timestamp and no non-revocation proof for it", i, f.id.CredDefID)
+		case !v.AcceptUncheckedRevocation:
+			return fail(verify.ReasonRevocationUnchecked, "credential %d (%s) must prove non-revocation but the presentation has no non-revocation proof for it", i, f.id.CredDefID)
 		case f.id.Timestamp != nil && !interval.contains(*f.id.Timestamp):
 			return fail(verify.ReasonRevocationUnchecked, "credential %d (%s): timestamp %d is outside the requested non_revoked interval", i, f.id.CredDefID, *f.id.Timestamp)
 		default:
@@ -205,6 +224,26 @@ func resolveProblem(kind, id string, err error) string {
 		return fmt.Sprintf("unknown %s %s", kind, id)
 	}
 	return fmt.Sprintf("%s %s cannot be resolved: %v", kind, id, err)
+}
+
+// keyFitsSchema tells how a credential definition's key does not fit
+// its schema's attributes (canonical names): "" when it has a key R for
+// each of them and the link secret, and no other.
+func keyFitsSchema(key *cl.PublicKey, attrs map[string]bool) string {
+	if attrs[cl.LinkSecret] {
+		return fmt.Sprintf("the schema has an attribute %q", cl.LinkSecret)
+	}
+	for _, a := range sortedKeys(attrs) {
+		if _, ok := key.R[a]; !ok {
+			return fmt.Sprintf("the definition has no key for the attribute %q", a)
+		}
+	}
+	for _, a := range sortedKeys(key.R) {
+		if a != cl.LinkSecret && !attrs[a] {
+			return fmt.Sprintf("the definition has a key for %q, which the schema lacks", a)
+		}
+	}
+	return ""
 }
 
 func isDigits(s string) bool {

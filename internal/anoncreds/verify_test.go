@@ -3,6 +3,8 @@ package anoncreds
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -139,5 +141,164 @@ func TestDeadlineAndWork(t *testing.T) {
 	more, _ := json.Marshal(pres)
 	if got := v.Verify(context.Background(), tc.Request, more); got.Verified || got.Reason != verify.ReasonLimits {
 		t.Fatalf("extra predicate proofs: %+v", got)
+	}
+}
+
+func toMap(t *testing.T, raw json.RawMessage) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func toJSON(t *testing.T, m map[string]any) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// hasProblem tells whether one of a verdict's problems contains want.
+func hasProblem(v Verdict, want string) bool {
+	for _, p := range v.Problems {
+		if strings.Contains(p, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// eqProof is the eq_proof of sub proof i of a presentation (as a map).
+func eqProof(pres map[string]any, i int) map[string]any {
+	sub := pres["proof"].(map[string]any)["proofs"].([]any)[i].(map[string]any)
+	return sub["primary_proof"].(map[string]any)["eq_proof"].(map[string]any)
+}
+
+// TestForgedPresentationsRefused: presentations forged against the corpus
+// registry (testdata/forged_*.json, each with how it was made). The
+// reference, anoncreds 0.2.3, VERIFIES all of them; proofgate refuses them:
+//   - forged_e1 (a reviewer's) and forged_e1_sized: no credential at all,
+//     made from the credential definition's public key with e = 1
+//     (ê ≈ −2^852): ê must lie in [0, 2^457), as an honest prover's does
+//     (cl.MaxEHatBits). In forged_e1_sized every other response has an
+//     honest prover's size: only ê gives it away;
+//   - forged_predicate_mj: a real credential with age 34 "proves" age >= 40
+//     with a GE proof whose m̂j is not the equality proof's m̂ for age.
+func TestForgedPresentationsRefused(t *testing.T) {
+	v := &Verifier{Resolver: loadRegistry(t)}
+	for _, tt := range []struct {
+		file, problem string
+	}{
+		{"forged_e1.json", "ê is not in [0, 2^457)"},
+		{"forged_e1_sized.json", "ê is not in [0, 2^457)"},
+		{"forged_predicate_mj.json", "m̂j differs from the equality proof's m̂ for \"age\""},
+	} {
+		data, err := os.ReadFile(filepath.Join("testdata", tt.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var vec struct {
+			Reference struct {
+				Anoncreds string `json:"anoncreds"`
+				Verified  bool   `json:"verified"`
+			} `json:"reference"`
+			Request      json.RawMessage `json:"request"`
+			Presentation json.RawMessage `json:"presentation"`
+		}
+		if err := json.Unmarshal(data, &vec); err != nil {
+			t.Fatal(err)
+		}
+		if !vec.Reference.Verified || vec.Reference.Anoncreds != "0.2.3" {
+			t.Fatalf("%s: the vector records reference %+v", tt.file, vec.Reference)
+		}
+		got := v.Verify(context.Background(), vec.Request, vec.Presentation)
+		if got.Verified || got.Reason != verify.ReasonSignature || !hasProblem(got, tt.problem) {
+			t.Errorf("%s: %+v, want refused with %q", tt.file, got, tt.problem)
+		}
+	}
+}
+
+// TestRevocationNeedsProofUnlessAccepted: a revocable credential for a
+// request with non_revoked and no non-revocation proof is refused unless
+// the operator accepts unchecked revocation (revocation_unchecked accept),
+// whether or not the presentation names a timestamp: a timestamp alone
+// proves nothing.
+func TestRevocationNeedsProofUnlessAccepted(t *testing.T) {
+	reg := loadRegistry(t)
+	tc := corpusCaseNamed(t, "revocation-missing") // non_revoked {from, to: 1700000000}
+	for _, tt := range []struct {
+		name      string
+		timestamp any // nil: none
+		accept    bool
+		want      bool
+	}{
+		{"timestamp in the interval, refuse", 1700000000, false, false},
+		{"no timestamp, refuse", nil, false, false},
+		{"timestamp in the interval, accept", 1700000000, true, true},
+		{"no timestamp, accept", nil, true, true},
+		{"timestamp outside the interval, accept", 1600000000, true, false},
+	} {
+		pres := toMap(t, tc.Presentation)
+		pres["identifiers"].([]any)[0].(map[string]any)["timestamp"] = tt.timestamp
+		got := (&Verifier{Resolver: reg, AcceptUncheckedRevocation: tt.accept}).Verify(context.Background(), tc.Request, toJSON(t, pres))
+		if got.Verified != tt.want || got.Revocation != RevocationUnchecked {
+			t.Errorf("%s: %+v, want verified %v, revocation unchecked", tt.name, got, tt.want)
+		}
+		if !got.Verified && got.Reason != verify.ReasonRevocationUnchecked {
+			t.Errorf("%s: reason %q", tt.name, got.Reason)
+		}
+	}
+}
+
+// TestCredDefKeyMustFitSchema: the schema a presentation names must have
+// exactly the attributes of the credential definition's key (R, less the
+// link secret). A legacy definition names its schema by ledger sequence
+// number, so nothing else ties the two: a prover could name a smaller
+// schema (to meet a schema restriction) and reveal an attribute it lacks.
+// The reference refuses that ("Credential doesn't contain requested
+// attribute").
+func TestCredDefKeyMustFitSchema(t *testing.T) {
+	const (
+		cid    = "55GkHamhTU1ZbTbV2ab9DE:3:CL:55GkHamhTU1ZbTbV2ab9DE:2:person:1.0:default"
+		person = "55GkHamhTU1ZbTbV2ab9DE:2:person:1.0"
+		staff  = "55GkHamhTU1ZbTbV2ab9DE:2:staff:1.0"
+		more   = "55GkHamhTU1ZbTbV2ab9DE:2:person-plus:1.0"
+	)
+	personAttrs := []string{"name", "age", "birthdate_dateint", "city", "Favourite Colour", "balance"}
+	for _, tt := range []struct {
+		name     string
+		schemaID string
+		want     bool
+		problem  string
+	}{
+		{"legacy definition, its own schema", person, true, ""},
+		{"legacy definition, a schema without the revealed name", staff, false,
+			`does not fit schema ` + staff + `: the definition has a key for "name", which the schema lacks`},
+		{"legacy definition, a schema with one more attribute", more, false,
+			`does not fit schema ` + more + `: the definition has no key for the attribute "nickname"`},
+	} {
+		reg := loadRegistry(t)
+		def := *reg.defs[cid]
+		def.SchemaID = "42" // as a legacy Indy ledger writes it
+		reg.defs[cid] = &def
+		reg.schemas[staff] = &Schema{ID: staff, IssuerID: "55GkHamhTU1ZbTbV2ab9DE", Name: "staff", Version: "1.0",
+			AttrNames: []string{"age", "birthdate_dateint", "city", "Favourite Colour", "balance"}}
+		reg.schemas[more] = &Schema{ID: more, IssuerID: "55GkHamhTU1ZbTbV2ab9DE", Name: "person-plus", Version: "1.0",
+			AttrNames: append(append([]string{}, personAttrs...), "nickname")}
+
+		tc := corpusCaseNamed(t, "reveal-one") // reveals name
+		req := toMap(t, tc.Request)
+		req["requested_attributes"].(map[string]any)["r1"].(map[string]any)["restrictions"] =
+			[]any{map[string]any{"schema_id": tt.schemaID}}
+		pres := toMap(t, tc.Presentation)
+		pres["identifiers"].([]any)[0].(map[string]any)["schema_id"] = tt.schemaID
+		got := (&Verifier{Resolver: reg}).Verify(context.Background(), toJSON(t, req), toJSON(t, pres))
+		if got.Verified != tt.want || (tt.problem != "" && (got.Reason != verify.ReasonRestriction || !hasProblem(got, tt.problem))) {
+			t.Errorf("%s: %+v, want verified %v, problem %q", tt.name, got, tt.want, tt.problem)
+		}
 	}
 }

@@ -29,6 +29,8 @@ from cases import ENC_RAW_MISMATCH
 
 MISATTRIBUTED = ("a referent must be proven by the credential the presentation attributes it to; "
                  "the reference does not look")
+OUTSIDE_SCHEMA = ("an equality proof's m-hat and revealed values may name only the credential's schema "
+                  "attributes (m-hat also the link secret); the reference ignores others")
 BASE = ("typical,names-group,self-attested,pred-le-negative-at-bound,two-creds-unrestricted,unrevealed,"
         "encodings,pred-several,restr-value-own,revocable-not-asked,same-attr-twice")
 
@@ -61,8 +63,13 @@ def main():
         except AnoncredsError as e:
             return {"verified": False, "error": str(e)[:300]}
 
-    def ours(req, pres, path):
-        """Our verdict where it departs from a reference "verified"."""
+    def ours(req, pres, path, before):
+        """Our verdict where it departs from a reference "verified" (before:
+        the presentation as it was)."""
+        if len(path) >= 2 and path[-2] == "eq_proof" and path[-1] in ("m", "revealed_attrs"):
+            old, new = get(before, path), get(pres, path)
+            if isinstance(old, dict) and isinstance(new, dict) and set(new) - set(old):
+                return {"verified": False, "why": OUTSIDE_SCHEMA}
         rp = pres.get("requested_proof", {})
         if path[-1] == "raw":
             info = rp
@@ -109,7 +116,7 @@ def main():
                 case = {"name": c["name"] + ":" + "/".join(map(str, path)) + ":" + mname, "about": "mutation",
                         "request": req, "presentation": t, "reference": verify(req, t)}
                 if case["reference"]["verified"] and new is not DELETE:
-                    o = ours(req, t, path)
+                    o = ours(req, t, path, pres)
                     if o:
                         case["ours"] = o
                 cases.append(case)

@@ -23,6 +23,48 @@ const iterations = 4
 // largeEStart is 2^596: e = 2^596 + e' for every CL signature.
 var largeEStart = new(big.Int).Lsh(big.NewInt(1), 596)
 
+// Sizes an honest prover's numbers have, from anoncreds-clsignatures-rs
+// (constants.rs; the same in ursa and indy-crypto before it).
+const (
+	// challengeBits: c is a SHA-256 digest (hash_list_to_bignum), c < 2^256.
+	challengeBits = 256
+	// largeEEndRange (LARGE_E_END_RANGE): the issuer picks e as a prime in
+	// [2^596, 2^596 + 2^119], so 0 < e' = e − 2^596 ≤ 2^119 and
+	// c·e' < 2^(256+119).
+	largeEEndRange = 119
+	// largeETilde (LARGE_ETILDE): ẽ is a random 456-bit number.
+	largeETilde = 456
+	// largeMVect (LARGE_MVECT): m̃ of every hidden attribute, the link
+	// secret included, is a random 592-bit number (get_mtilde).
+	largeMVect = 592
+	// attributeBits: an attribute is a SHA-256 digest or a 32-bit
+	// integer (the encoding rule), the link secret a 256-bit number
+	// (LARGE_LINK_SECRET): |m| < 2^256, so |c·m| < 2^(256+256).
+	attributeBits = 256
+)
+
+// Bounds on the responses of an equality proof. x < 2^a and y < 2^b give
+// x + y < 2^(max(a,b)+1).
+const (
+	// MaxEHatBits bounds ê = ẽ + c·e' < 2^456 + 2^375 < 2^457; ê is never
+	// negative. This is the check the CL proof's soundness rests on: it
+	// makes the e the prover knows lie near 2^596 (the extracted
+	// e' = Δê/Δc has |e'| < 2^457). Without it e can be anything, e = 1
+	// included, and A' = Z/(Π R^m · S^v · Rctxt^m2) is a "signature"
+	// anyone computes from the public key alone.
+	MaxEHatBits = max(largeETilde, challengeBits+largeEEndRange) + 1
+	// MaxMHatBits bounds m̂ = m̃ + c·m < 2^592 + 2^512 < 2^593. m̂ is never
+	// negative either: a negative attribute (a negative 32-bit integer)
+	// makes it so only if m̃ < c·|m| < 2^288, which a 592-bit random m̃ is
+	// with probability below 2^-304.
+	MaxMHatBits = max(largeMVect, challengeBits+attributeBits) + 1
+)
+
+// The other responses (v̂, m̂2, and the predicate proofs' û, r̂, α̂) keep
+// only MaxExponentBits: the CL proof of knowledge range-checks ê and m̂
+// alone (as Idemix's specification does), and m̂2 changed size between
+// prover versions (m̃2 of LARGE_MVECT, now LARGE_M2TILDE = 2432 bits).
+
 // ErrRejected wraps every reason a proof does not verify.
 var ErrRejected = errors.New("CL proof rejected")
 
@@ -106,7 +148,20 @@ func primaryTaus(ctx context.Context, cred Credential, sp *SubProof, c *big.Int)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		ts, err := predicateTaus(pk, &sp.GE[k], c)
+		// The predicate is over the credential's attribute only if its m̂j
+		// is the m̂ the equality proof hides that attribute behind (the
+		// prover copies it so: _finalize_ne_proof). Otherwise m̂j is a
+		// number of the prover's choosing and the predicate proof says
+		// nothing about the credential.
+		ge := &sp.GE[k]
+		m, ok := sp.Eq.M[ge.Predicate.Attr]
+		if !ok {
+			return nil, fmt.Errorf("predicate proof %d is over %q, which the equality proof does not hide", k, ge.Predicate.Attr)
+		}
+		if m.Cmp(ge.Mj) != 0 {
+			return nil, fmt.Errorf("predicate proof %d: m̂j differs from the equality proof's m̂ for %q", k, ge.Predicate.Attr)
+		}
+		ts, err := predicateTaus(pk, ge, c)
 		if err != nil {
 			return nil, fmt.Errorf("predicate proof %d: %v", k, err)
 		}
@@ -142,6 +197,9 @@ func mulMod(a, b, n *big.Int) *big.Int {
 //
 //	T̂ = (Z / (A'^(2^596) · Π_revealed R_i^m_i))^(-c) · A'^ê · Π_hidden R_j^m̂_j · S^v̂ · Rctxt^m̂2  (mod n).
 func equalityTau(ctx context.Context, pk *PublicKey, attrs []string, eq *EqProof, c *big.Int) (*big.Int, error) {
+	if err := checkEqResponses(attrs, eq); err != nil {
+		return nil, err
+	}
 	n := pk.N
 	aPrime := new(big.Int).Mod(eq.APrime, n)
 	t, err := modExp(aPrime, eq.E, n)
@@ -214,6 +272,36 @@ func equalityTau(ctx context.Context, pk *PublicKey, attrs []string, eq *EqProof
 		return nil, err
 	}
 	return mulMod(t, t2, n), nil
+}
+
+// checkEqResponses checks what an equality proof names and the sizes of
+// its responses before any exponentiation: every revealed attribute and
+// every m̂ is one of the credential's (its schema's attributes, and the
+// link secret for m̂), and ê and every m̂ lie in the range an honest prover's
+// do (MaxEHatBits, MaxMHatBits).
+func checkEqResponses(attrs []string, eq *EqProof) error {
+	if eq.E.Sign() < 0 || eq.E.BitLen() > MaxEHatBits {
+		return fmt.Errorf("ê is not in [0, 2^%d): no credential signature gives it", MaxEHatBits)
+	}
+	known := make(map[string]bool, len(attrs)+1)
+	for _, a := range attrs {
+		known[a] = true
+	}
+	for name := range eq.Revealed {
+		if !known[name] {
+			return fmt.Errorf("the revealed %q is not an attribute of the credential", name)
+		}
+	}
+	known[LinkSecret] = true
+	for name, m := range eq.M {
+		if !known[name] {
+			return fmt.Errorf("m̂ for %q, which is not an attribute of the credential", name)
+		}
+		if m.Sign() < 0 || m.BitLen() > MaxMHatBits {
+			return fmt.Errorf("m̂ for %q is not in [0, 2^%d)", name, MaxMHatBits)
+		}
+	}
+	return nil
 }
 
 // predicateTaus computes the six commitments of a GE proof:
