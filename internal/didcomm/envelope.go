@@ -33,6 +33,9 @@ const (
 	MaxRecipients = 32
 	// maxField caps one base64url field of a recipient header.
 	maxField = 512
+	// maxProtected caps the protected header (base64url): MaxRecipients
+	// entries of a few fields each (a real one is about 350 characters).
+	maxProtected = MaxRecipients * 2 * maxField
 )
 
 var (
@@ -113,6 +116,11 @@ func Unpack(data []byte, findKey func(kid string) (ed25519.PrivateKey, error)) (
 	}
 	if env.Protected == "" || env.IV == "" || env.Ciphertext == "" || env.Tag == "" {
 		return Unpacked{}, malformed("protected, iv, ciphertext and tag are required")
+	}
+	if len(env.Protected) > maxProtected {
+		// Measured before it is decoded: every recipient it lists would be
+		// decoded before their number could be checked.
+		return Unpacked{}, malformed("protected header longer than %d characters", maxProtected)
 	}
 	rawHeader, err := decodeB64(env.Protected)
 	if err != nil {

@@ -121,9 +121,14 @@ func X25519PrivateKey(priv ed25519.PrivateKey) []byte {
 }
 
 // checkPoint rejects 32-byte strings that are not points on the curve, so
-// a malformed key fails here rather than deep inside envelope code.
+// a malformed key fails here rather than deep inside envelope code, and the
+// eight points of small order. No one holds a private key for those, yet
+// their X25519 form makes every Diffie-Hellman secret zero, which
+// nacl/box does not refuse (libsodium's crypto_box does): an authcrypt
+// "from" such a key is one anyone can make.
 func checkPoint(b []byte) (ed25519.PublicKey, error) {
-	if _, err := new(edwards25519.Point).SetBytes(b); err != nil {
+	p, err := new(edwards25519.Point).SetBytes(b)
+	if err != nil || new(edwards25519.Point).MultByCofactor(p).Equal(edwards25519.NewIdentityPoint()) == 1 {
 		return nil, ErrInvalid
 	}
 	return ed25519.PublicKey(bytes.Clone(b)), nil

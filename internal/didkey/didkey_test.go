@@ -121,6 +121,26 @@ func TestDecodeRejects(t *testing.T) {
 			t.Errorf("ParseVerkey(%q) = %v, want ErrInvalid", bad, err)
 		}
 	}
+	// The points of small order (libsodium's blocklist): nobody holds
+	// their keys, and an X25519 secret with one is zero.
+	for _, h := range []string{
+		"0100000000000000000000000000000000000000000000000000000000000000", // the identity
+		"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", // order 2
+		"0000000000000000000000000000000000000000000000000000000000000000", // order 4
+		"0000000000000000000000000000000000000000000000000000000000000080",
+		"c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a", // order 8
+		"c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",
+		"26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+		"26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85",
+	} {
+		b, _ := hex.DecodeString(h)
+		if _, err := ParseVerkey(base58.Encode(b)); !errors.Is(err, ErrInvalid) {
+			t.Errorf("ParseVerkey(small order %s) = %v, want ErrInvalid", h, err)
+		}
+		if _, err := Decode(Prefix + "z" + base58.Encode(append([]byte{0xed, 0x01}, b...))); !errors.Is(err, ErrInvalid) {
+			t.Errorf("Decode(small order %s) = %v, want ErrInvalid", h, err)
+		}
+	}
 }
 
 // offCurve returns 32 bytes that do not decode to a curve point (about
