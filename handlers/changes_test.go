@@ -60,7 +60,7 @@ func TestChangeNotQueuedIsReportedAgain(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			sink := &flakySink{fail: 1}
 			g := &Gateway{Logger: zap.NewNop(), Changes: sink, Observed: stateMap{"r1": backend.StateRequestSent}}
-			tt.report(g) // staging fails
+			tt.report(g)                                        // staging fails
 			g.observe(context.Background(), agentDouble{}, rec) // the next read, the outbox back
 			g.observe(context.Background(), agentDouble{}, rec) // and one more: reported once
 			if len(sink.staged) != 1 || sink.staged[0].PreviousState != backend.StateRequestSent {
