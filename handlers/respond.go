@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/google/uuid"
@@ -141,13 +142,16 @@ const MaxMessages = 100
 
 // capMessages keeps the first MaxMessages problems and says how many more
 // there were.
+// moreLine begins the last line of a capped list of problems.
+const moreLine = "… and "
+
 func capMessages(m []string) []string {
-	if len(m) <= MaxMessages {
-		return m
+	if len(m) <= MaxMessages || len(m) == MaxMessages+1 && strings.HasPrefix(m[MaxMessages], moreLine) {
+		return m // capped already (the validator counts what it did not list)
 	}
 	out := make([]string, MaxMessages+1)
 	copy(out, m[:MaxMessages])
-	out[MaxMessages] = "… and " + strconv.Itoa(len(m)-MaxMessages) + " more"
+	out[MaxMessages] = moreLine + strconv.Itoa(len(m)-MaxMessages) + " more"
 	return out
 }
 

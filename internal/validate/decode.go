@@ -2,6 +2,7 @@ package validate
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -50,7 +51,7 @@ func (p *parser) parse(body []byte, c *collector) (*document, bool) {
 	// a body they validated): every key and unescaped string value is a
 	// substring of it, so decoding allocates no string data.
 	p.buf, p.src, p.pos, p.c = body, unsafe.String(unsafe.SliceData(body), len(body)), 0, c
-	p.doc.nodes = p.doc.nodes[:0]
+	p.doc.nodes, p.doc.probes = p.doc.nodes[:0], 0
 	p.skipSpace()
 	if p.pos == len(p.buf) {
 		c.add("body", "must be a JSON object, got nothing")
@@ -123,10 +124,46 @@ func (p *parser) skipSpace() {
 // push appends a node for a value (a member of an object when k is set
 // by the caller) and returns its index.
 func (p *parser) push(n node) int32 {
+	if len(p.doc.nodes) == maxPooledNodes {
+		p.reserve()
+	}
 	p.doc.nodes = append(p.doc.nodes, n)
 	i := int32(len(p.doc.nodes) - 1)
 	p.doc.nodes[i].end = i + 1
 	return i
+}
+
+// reserve makes room at once for the nodes of the rest of a large body,
+// which is being pushed its maxPooledNodes+1st value (spaces read, its
+// first byte or all of it). append's growth of a large slice by a
+// quarter would allocate five times the final array: a body of a million
+// one-digit values, 100 times its size. One node at most follows each
+// '[', ',' and ':' outside strings still to read, one more the '[' just
+// read, and one is being pushed; an invalid body may be short of room,
+// and append takes over.
+//
+//go:noinline
+func (p *parser) reserve() {
+	n, inString := 2, false
+	rest := p.buf[p.pos:]
+	for i := 0; i < len(rest); i++ {
+		if inString {
+			switch rest[i] {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch rest[i] {
+		case '"':
+			inString = true
+		case ',', ':', '[':
+			n++
+		}
+	}
+	p.doc.nodes = slices.Grow(p.doc.nodes, n)
 }
 
 // value parses the value at p.pos (spaces already skipped) into a node
@@ -215,7 +252,7 @@ func (p *parser) object(at *pathNode, depth int, k string) error {
 		*here = pathNode{parent: at, key: k}
 		member := int32(len(p.doc.nodes))
 		if prev := p.latest(obj, k, members, &byKey); prev >= 0 {
-			p.c.add(here.String(), "duplicate key")
+			p.c.at(here, "duplicate key")
 			p.doc.nodes[prev].shadowed = true
 		} else {
 			p.doc.nodes[obj].n++

@@ -41,6 +41,10 @@ type node struct {
 // document is a parsed body: nodes[0] is its top-level object.
 type document struct {
 	nodes []node
+	// probes counts the members and elements that lookups compared (get,
+	// the checks for repeats): the tests bound it, so that no check
+	// searches a client's array or object once per element of another.
+	probes int
 }
 
 func (d *document) root() value { return value{d: d, i: 0} }
@@ -95,11 +99,15 @@ func (v value) get(k string) value {
 		return absent
 	}
 	nodes := v.d.nodes
+	probes := 0
 	for i, end := v.i+1, nodes[v.i].end; i < end; i = nodes[i].end {
+		probes++
 		if nodes[i].key == k && !nodes[i].shadowed {
+			v.d.probes += probes
 			return value{d: v.d, i: i}
 		}
 	}
+	v.d.probes += probes
 	return absent
 }
 
@@ -203,7 +211,7 @@ func putParser(p *parser) {
 		return
 	}
 	clear(p.doc.nodes)
-	p.doc.nodes = p.doc.nodes[:0]
+	p.doc.nodes, p.doc.probes = p.doc.nodes[:0], 0
 	p.buf, p.src, p.c = nil, "", nil
 	clear(p.path[:p.deepest+1])
 	p.problems.reset()

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -24,6 +25,29 @@ func (e Errors) Error() string {
 	return strconv.Itoa(len(e)) + " problems: " + strings.Join(e, "; ")
 }
 
+// Bounds of the problems of one request. A body built to fail every rule
+// (a duplicate key or a bad element per few bytes) must not cost more than
+// a small multiple of its size, nor buy an answer larger than itself: past
+// maxProblems problems, or maxProblemText bytes of them, problems are
+// counted, not formatted, and the list holds the first maxProblems found
+// and "… and N more". maxProblems is handlers.MaxMessages, so that the
+// 400 shows the list as it is (its count line is a line of its own, as
+// the handler's own cap writes it). A path longer than
+// maxPathBytes keeps its start and end around "…"; a problem longer than
+// maxProblemBytes (it may quote what the client sent) keeps its start.
+const (
+	maxProblems     = 100
+	maxProblemText  = 32 << 10
+	maxPathBytes    = 256
+	maxProblemBytes = 1024
+
+	ellipsis = "…"
+	// pathHead and pathTail are the bytes of a shortened path kept before
+	// and after the ellipsis (at most: cuts fall between characters).
+	pathHead = 128
+	pathTail = maxPathBytes - pathHead - len(ellipsis)
+)
+
 // collector gathers problems while a request is walked. The messages are
 // written back to back into one buffer (kept with the pooled parser, so a
 // rejected request formats its problems without allocating) and become
@@ -32,35 +56,103 @@ type collector struct {
 	text []byte // the messages, back to back
 	ends []int  // where each message ends in text
 	out  Errors // the list messages returns, reused
+	more []byte // its last line when problems were dropped, reused
+
+	n       int // problems added, kept or not
+	dropped int // problems past the bounds, counted only
+}
+
+// admit counts a problem and reports whether it is to be written: once
+// maxProblems are kept or one problem was dropped, the next are dropped,
+// so that the kept ones are the first found.
+func (c *collector) admit() bool {
+	c.n++
+	if c.dropped > 0 || len(c.ends) >= maxProblems {
+		c.dropped++
+		return false
+	}
+	return true
+}
+
+// full reports whether problems are now only counted: a caller whose
+// message costs more than a count to build (a path or a suggestion to
+// work out) asks first, and calls drop instead.
+func (c *collector) full() bool { return c.dropped > 0 || len(c.ends) >= maxProblems }
+
+// drop counts a problem that full said not to write.
+func (c *collector) drop() {
+	c.n++
+	c.dropped++
+}
+
+// commit ends the message written at text[start:]: kept, or taken back
+// when it repeats the one before (messages drops repeats anyway; a body
+// repeating one key thousands of times must not fill the list with them)
+// or goes past maxProblemText.
+func (c *collector) commit(start int) {
+	if k := len(c.ends); k > 0 {
+		prev := 0
+		if k > 1 {
+			prev = c.ends[k-2]
+		}
+		if string(c.text[prev:start]) == string(c.text[start:]) {
+			c.text = c.text[:start]
+			return
+		}
+	}
+	if len(c.text) > maxProblemText {
+		c.text = c.text[:start]
+		c.dropped++
+		return
+	}
+	c.ends = append(c.ends, len(c.text))
 }
 
 // add adds the problem of the field at path ("" is the body).
 func (c *collector) add(path, problem string) {
+	if !c.admit() {
+		return
+	}
 	if path == "" {
 		path = "body"
 	}
-	c.text = append(c.text, path...)
+	start := len(c.text)
+	c.text = appendPathString(c.text, path)
 	c.text = append(c.text, ": "...)
-	c.text = append(c.text, problem...)
-	c.ends = append(c.ends, len(c.text))
+	c.text = appendProblem(c.text, problem)
+	c.commit(start)
 }
 
 // addMessage adds a message already written "fieldpath: problem".
 func (c *collector) addMessage(m string) {
-	c.text = append(c.text, m...)
-	c.ends = append(c.ends, len(c.text))
+	if !c.admit() {
+		return
+	}
+	start := len(c.text)
+	c.text = appendCut(c.text, m, maxPathBytes+len(": ")+maxProblemBytes)
+	c.commit(start)
 }
 
-// at adds a problem of the value at path.
+// at adds a problem of the value at path. The path is formatted only when
+// the problem is kept, and then at most maxPathBytes of it.
 func (c *collector) at(path *pathNode, problem string) {
-	start := len(c.text)
-	c.text = path.appendTo(c.text, start)
-	if len(c.text) == start {
-		c.text = append(c.text, "body"...)
+	if !c.admit() {
+		return
 	}
+	start := len(c.text)
+	c.text = appendPath(c.text, path)
 	c.text = append(c.text, ": "...)
-	c.text = append(c.text, problem...)
-	c.ends = append(c.ends, len(c.text))
+	c.text = appendProblem(c.text, problem)
+	c.commit(start)
+}
+
+// atf is at with the problem formatted, only when it is kept.
+func (c *collector) atf(path *pathNode, format string, args ...any) {
+	if c.full() {
+		c.drop()
+		return
+	}
+	c.at(path, fmt.Sprintf(format, args...))
 }
 
 // atKey adds a problem of member k of the object at path.
@@ -76,19 +168,25 @@ func (c *collector) atIndex(path *pathNode, i int, problem string) {
 }
 
 func (c *collector) addf(path, format string, args ...any) {
+	if c.full() {
+		c.drop()
+		return
+	}
 	c.add(path, fmt.Sprintf(format, args...))
 }
 
-func (c *collector) empty() bool { return len(c.ends) == 0 }
+func (c *collector) empty() bool { return c.n == 0 }
 
-// count is the number of problems added.
-func (c *collector) count() int { return len(c.ends) }
+// count is the number of problems added, kept or not.
+func (c *collector) count() int { return c.n }
 
 // messages returns the problems sorted by path and without repeats, so the
-// answer to one body is always the same list. The strings share c.text,
-// and the list is c's own: both hold until c is next written or reset.
+// answer to one body is always the same list; when problems were dropped,
+// at most maxProblems of them and "… and N more". The strings share
+// c.text, and the list is c's own: both hold until c is next written or
+// reset.
 func (c *collector) messages() Errors {
-	if len(c.ends) == 0 {
+	if len(c.ends) == 0 && c.dropped == 0 {
 		return nil
 	}
 	all := unsafe.String(unsafe.SliceData(c.text), len(c.text))
@@ -109,6 +207,17 @@ func (c *collector) messages() Errors {
 		slices.Sort(msgs)
 	}
 	msgs = slices.Compact(msgs)
+	if c.dropped > 0 {
+		more := c.dropped
+		if len(msgs) > maxProblems {
+			more += len(msgs) - maxProblems
+			msgs = msgs[:maxProblems]
+		}
+		c.more = append(c.more[:0], ellipsis+" and "...)
+		c.more = strconv.AppendInt(c.more, int64(more), 10)
+		c.more = append(c.more, " more"...)
+		msgs = append(msgs, unsafe.String(unsafe.SliceData(c.more), len(c.more)))
+	}
 	c.out = msgs
 	return msgs
 }
@@ -140,11 +249,57 @@ func (c *collector) errors() Errors {
 // reset empties c for reuse, keeping its buffers unless they grew large.
 func (c *collector) reset() {
 	clear(c.out)
+	c.n, c.dropped = 0, 0
 	if cap(c.text) > maxPooledProblemText || cap(c.ends) > maxPooledProblems {
 		c.text, c.ends, c.out = nil, nil, nil
 		return
 	}
 	c.text, c.ends, c.out = c.text[:0], c.ends[:0], c.out[:0]
+}
+
+// appendProblem appends problem, shortened to maxProblemBytes.
+func appendProblem(b []byte, problem string) []byte {
+	return appendCut(b, problem, maxProblemBytes)
+}
+
+// appendCut appends s, or when it is longer than limit bytes its start and
+// an ellipsis, limit bytes at most.
+func appendCut(b []byte, s string, limit int) []byte {
+	if len(s) <= limit {
+		return append(b, s...)
+	}
+	b = append(b, s[:headCut(s, limit-len(ellipsis))]...)
+	return append(b, ellipsis...)
+}
+
+// appendPathString appends a formatted path, shortened as appendPath
+// shortens one: its first pathHead and last pathTail bytes around an
+// ellipsis when it is longer than maxPathBytes.
+func appendPathString(b []byte, path string) []byte {
+	if len(path) <= maxPathBytes {
+		return append(b, path...)
+	}
+	b = append(b, path[:headCut(path, pathHead)]...)
+	b = append(b, ellipsis...)
+	return append(b, path[tailCut(path, len(path)-pathTail):]...)
+}
+
+// headCut is where to end a start of s of at most n bytes (n < len(s)):
+// not inside a character.
+func headCut[S ~string | ~[]byte](s S, n int) int {
+	for k := 1; k < utf8.UTFMax && n > 0 && !utf8.RuneStart(s[n]); k++ {
+		n--
+	}
+	return n
+}
+
+// tailCut is where to start an end of s from byte i on: not inside a
+// character.
+func tailCut[S ~string | ~[]byte](s S, i int) int {
+	for k := 1; k < utf8.UTFMax && i < len(s) && !utf8.RuneStart(s[i]); k++ {
+		i++
+	}
+	return i
 }
 
 // key extends a field path with an object key: dotted when the key reads

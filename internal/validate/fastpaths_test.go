@@ -115,7 +115,7 @@ func TestSimpleAddressAgreesWithNetMail(t *testing.T) {
 	}
 }
 
-// More recipients than recipientSet keeps on the stack: duplicates are
+// More recipients than seenSet keeps on the stack: duplicates are
 // found across the switch to its map.
 func TestManyRecipientsDuplicates(t *testing.T) {
 	v := newValidator(t, Options{MaxRecipients: 30})

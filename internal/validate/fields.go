@@ -125,6 +125,10 @@ func label(raw value, c *collector) string {
 // every id format in use and keeps it safe to log and to put in ~thread.
 func parentThreadID(raw value, c *collector) string {
 	s := cappedString(raw, "parentThreadId", maxParentThreadID, c)
+	if s == "" && raw.is(kindString) {
+		c.add("parentThreadId", "must not be empty (omit the field when there is no parent thread)")
+		return ""
+	}
 	for i := 0; i < len(s); i++ {
 		if s[i] <= ' ' || s[i] >= 0x7f {
 			c.add("parentThreadId", "must be a UUID or other printable ASCII without spaces")
@@ -172,66 +176,86 @@ func (v *Validator) emails(arr value, c *collector) []string {
 		c.addf("emailId", "must list at most %d recipients", v.maxRecipients)
 	}
 	out := make([]string, 0, n)
-	var seen recipientSet
+	var seen seenSet
 	for it := arr.elems(); it.next(); {
 		i := it.index()
+		p := emailIDPath.elem(i)
 		s, ok := it.value().str()
 		if !ok {
-			c.add(index("emailId", i), "must be a string")
+			c.at(&p, "must be a string")
 			continue
 		}
 		if !bareAddress(s) {
-			c.add(index("emailId", i), "must be a bare e-mail address like name@example.com (no display name, no brackets)")
+			c.at(&p, "must be a bare e-mail address like name@example.com (no display name, no brackets)")
 			continue
 		}
 		if first, dup := seen.add(strings.ToLower(s), i); dup {
-			c.addf(index("emailId", i), "duplicate of emailId[%d]", first)
+			c.atf(&p, "duplicate of emailId[%d]", first)
 			continue
 		}
 		out = append(out, s)
 	}
+	arr.d.probes += seen.probes
 	return out
 }
 
-// recipientSet remembers the addresses (lower-cased) of emailId with the
-// index of their first occurrence: in a small array on the stack for the
-// usual few recipients, in a map past that.
-type recipientSet struct {
-	small [smallRecipients]struct {
-		addr string
-		i    int
+// emailIDPath is the path of emailId, whose elements are named by index.
+var emailIDPath = staticPath(nil, "emailId")
+
+// seenSet remembers strings of a request (the lower-cased addresses of
+// emailId, the names of an attribute group, the referents of
+// requested_attributes) with the index of their first occurrence: in a
+// small array on the stack for the usual few, in a map past that, so that
+// finding repeats costs the same per string however many there are.
+type seenSet struct {
+	small [smallSeen]struct {
+		s string
+		i int
 	}
 	n    int
 	many map[string]int
+	// probes counts the strings compared, for document.probes.
+	probes int
 }
 
-const smallRecipients = 8
+const smallSeen = 8
 
-// add records addr at index i, or returns the index of its first
+// add records s at index i, or returns the index of its first
 // occurrence.
-func (s *recipientSet) add(addr string, i int) (first int, dup bool) {
-	if s.many != nil {
-		if first, dup := s.many[addr]; dup {
-			return first, true
-		}
-		s.many[addr] = i
+func (set *seenSet) add(s string, i int) (first int, dup bool) {
+	if first, dup := set.find(s); dup {
+		return first, true
+	}
+	if set.many != nil {
+		set.many[s] = i
 		return 0, false
 	}
-	for _, e := range s.small[:s.n] {
-		if e.addr == addr {
+	if set.n < smallSeen {
+		set.small[set.n].s, set.small[set.n].i = s, i
+		set.n++
+		return 0, false
+	}
+	set.many = make(map[string]int, 2*smallSeen)
+	for _, e := range set.small[:set.n] {
+		set.many[e.s] = e.i
+	}
+	set.many[s] = i
+	return 0, false
+}
+
+// find returns the index at which s was added.
+func (set *seenSet) find(s string) (first int, found bool) {
+	if set.many != nil {
+		set.probes++
+		first, found = set.many[s]
+		return first, found
+	}
+	for _, e := range set.small[:set.n] {
+		set.probes++
+		if e.s == s {
 			return e.i, true
 		}
 	}
-	if s.n < smallRecipients {
-		s.small[s.n].addr, s.small[s.n].i = addr, i
-		s.n++
-		return 0, false
-	}
-	s.many = make(map[string]int, 2*smallRecipients)
-	for _, e := range s.small[:s.n] {
-		s.many[e.addr] = e.i
-	}
-	s.many[addr] = i
 	return 0, false
 }
 

@@ -73,11 +73,11 @@ func (fc *filterCache) compile(filter any, path string, c *collector) bool {
 	)
 	switch {
 	case errors.As(err, &bound):
-		c.add(pointerPath(path, filter, "#"+bound.Pointer), bound.Message)
+		c.at(pointerPath(path, filter, "#"+bound.Pointer), bound.Message)
 	case errors.As(err, &invalid):
 		schemaProblems(invalid.Err, path, filter, nil, c)
 	case errors.As(err, &regex):
-		c.addf(pointerPath(path, filter, regex.URL), "is not a valid regular expression: %v", regex.Err)
+		c.atf(pointerPath(path, filter, regex.URL), "is not a valid regular expression: %v", regex.Err)
 	case errors.As(err, &load):
 		c.add(path, "must not refer to other schemas ($ref and $schema must stay inside the filter or name a standard draft)")
 	default:
@@ -86,12 +86,13 @@ func (fc *filterCache) compile(filter any, path string, c *collector) bool {
 	return false
 }
 
-// pointerPath turns a schema location "<filterURL>#/a/b" into a field path
-// under path, or path itself when it is elsewhere.
-func pointerPath(path string, filter any, loc string) string {
+// pointerPath turns a schema location "<filterURL>#/a/b" into the path of
+// a field under path, or path itself when it is elsewhere.
+func pointerPath(path string, filter any, loc string) *pathNode {
+	t := newSchemaTranslator(path, filter, nil)
 	_, frag, ok := strings.Cut(loc, "#")
 	if !ok || frag == "" || frag == "/" {
-		return path
+		return t.base
 	}
 	if unescaped, err := url.PathUnescape(frag); err == nil {
 		frag = unescaped
@@ -100,7 +101,6 @@ func pointerPath(path string, filter any, loc string) string {
 	for _, t := range strings.Split(strings.TrimPrefix(frag, "/"), "/") {
 		toks = append(toks, strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~"))
 	}
-	t := schemaTranslator{base: path, inst: filter}
 	return t.path(toks)
 }
 

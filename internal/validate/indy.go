@@ -1,7 +1,6 @@
 package validate
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -64,14 +63,15 @@ func (v *Validator) indy(obj value, path *pathNode, c *collector) *backend.IndyP
 			c.at(&p, "must be an object mapping referents to predicate requests")
 			predsOK = false
 		}
+		attrRefs := newReferents(am, objectLen(pm))
 		for it := pm.members(); it.next(); {
 			ref := it.key()
 			rp := p.child(ref)
 			if ref == "" {
 				c.at(&rp, "a referent must not be empty")
 			}
-			if am.get(ref).present() {
-				c.at(&rp, fmt.Sprintf("referent %q is also used in requested_attributes; referents must be unique", ref))
+			if attrRefs.has(ref) {
+				c.atf(&rp, "referent %q is also used in requested_attributes; referents must be unique", ref)
 			}
 			if pr, ok := v.predicate(it.value(), &rp, c); ok {
 				if req.RequestedPredicates == nil {
@@ -103,6 +103,41 @@ func (v *Validator) indy(obj value, path *pathNode, c *collector) *backend.IndyP
 	// A copy escapes, not req: a refused request allocates none.
 	out := req
 	return &out
+}
+
+// referents answers whether a referent is one of requested_attributes,
+// for each predicate: by searching requested_attributes when it is small
+// or asked once, else in a map of its referents built once (a search per
+// predicate made a body of thousands of both quadratic).
+type referents struct {
+	attrs value
+	seen  seenSet
+	many  bool
+}
+
+// newReferents prepares the lookups of the referents of attrs, asked for
+// about asks times.
+func newReferents(attrs value, asks int) referents {
+	r := referents{attrs: attrs}
+	if asks > 1 && objectLen(attrs) > smallObject {
+		r.many = true
+		for it := attrs.members(); it.next(); {
+			r.seen.add(it.key(), 0)
+		}
+		attrs.d.probes += r.seen.probes
+		r.seen.probes = 0
+	}
+	return r
+}
+
+func (r *referents) has(ref string) bool {
+	if !r.many {
+		return r.attrs.get(ref).present()
+	}
+	_, found := r.seen.find(ref)
+	r.attrs.d.probes += r.seen.probes
+	r.seen.probes = 0
+	return found
 }
 
 // objectLen is the number of keys of an object, 0 for anything else.
@@ -170,19 +205,25 @@ func attributeNames(arr value, path *pathNode, c *collector) []string {
 		return nil
 	}
 	out := make([]string, 0, arr.len())
+	var seen seenSet
 	for it := arr.elems(); it.next(); {
 		s, ok := it.value().str()
-		switch {
-		case !ok:
+		if !ok {
 			c.atIndex(path, it.index(), "must be a string")
-		case strings.TrimSpace(s) == "":
-			c.atIndex(path, it.index(), "must not be empty")
-		case slices.Contains(out, s):
-			c.atIndex(path, it.index(), fmt.Sprintf("duplicate attribute name %q", s))
-		default:
-			out = append(out, s)
+			continue
 		}
+		if strings.TrimSpace(s) == "" {
+			c.atIndex(path, it.index(), "must not be empty")
+			continue
+		}
+		if _, dup := seen.add(s, it.index()); dup {
+			p := path.elem(it.index())
+			c.atf(&p, "duplicate attribute name %q", s)
+			continue
+		}
+		out = append(out, s)
 	}
+	arr.d.probes += seen.probes
 	return out
 }
 

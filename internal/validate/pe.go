@@ -152,7 +152,9 @@ func (pc *peCheck) check(def map[string]any) {
 		}
 	}
 	if reqs, ok := def["submission_requirements"].([]any); ok {
-		pc.requirements(reqs, key(pc.prefix, "submission_requirements"))
+		root := pathNode{full: pc.prefix}
+		p := root.child("submission_requirements")
+		pc.requirements(reqs, &p)
 	}
 }
 
@@ -238,10 +240,11 @@ func (pc *peCheck) strictDescriptor(d map[string]any, dp string, constraints map
 
 // requirements checks submission_requirements beyond the schema: exactly
 // one of from and from_nested, from naming a group some input descriptor
-// is in, and min not above max.
-func (pc *peCheck) requirements(reqs []any, path string) {
+// is in, and min not above max. Paths are chains, formatted only for a
+// problem kept: nested from_nested lists make long ones.
+func (pc *peCheck) requirements(reqs []any, path *pathNode) {
 	for i, raw := range reqs {
-		p := index(path, i)
+		p := path.elem(i)
 		r, ok := raw.(map[string]any)
 		if !ok {
 			continue // the schema said so
@@ -250,20 +253,26 @@ func (pc *peCheck) requirements(reqs []any, path string) {
 		nested, hasNested := r["from_nested"]
 		switch {
 		case hasFrom && hasNested:
-			pc.c.add(p, "must have exactly one of from or from_nested, not both")
+			pc.c.at(&p, "must have exactly one of from or from_nested, not both")
 		case !hasFrom && !hasNested:
-			pc.c.add(p, "must have exactly one of from or from_nested")
+			pc.c.at(&p, "must have exactly one of from or from_nested")
 		}
 		if name, ok := from.(string); ok && !pc.groups[name] {
-			pc.c.addf(key(p, "from"), "no input descriptor is in group %q", name)
+			q := p.child("from")
+			pc.c.atf(&q, "no input descriptor is in group %q", name)
 		}
 		if list, ok := nested.([]any); ok {
-			pc.requirements(list, key(p, "from_nested"))
+			// On the heap for the nested ones, so that p need not be for
+			// all: the ones of a long list cost no allocation.
+			parent := new(pathNode)
+			*parent = p
+			pc.requirements(list, &pathNode{parent: parent, key: "from_nested"})
 		}
 		lo, okLo := integer(r["min"])
 		hi, okHi := integer(r["max"])
 		if okLo && okHi && lo > hi {
-			pc.c.add(key(p, "max"), "must not be less than min")
+			q := p.child("max")
+			pc.c.at(&q, "must not be less than min")
 		}
 	}
 }

@@ -24,19 +24,35 @@ func schemaProblems(err error, base string, inst any, rootRename map[string]stri
 		c.add(base, err.Error())
 		return
 	}
-	t := schemaTranslator{base: base, inst: inst, rename: rootRename}
+	t := newSchemaTranslator(base, inst, rootRename)
 	t.walk(ve, c)
 }
 
 type schemaTranslator struct {
-	base   string
+	base   *pathNode // inst's path, formatted whole; nil for the body
 	inst   any
 	rename map[string]string
 }
 
+func newSchemaTranslator(base string, inst any, rename map[string]string) *schemaTranslator {
+	t := &schemaTranslator{inst: inst, rename: rename}
+	if base != "" {
+		t.base = &pathNode{full: base}
+	}
+	return t
+}
+
+// walk reports the problems of ve. Once c only counts problems, their
+// paths and texts are not worked out: a definition built to fail the
+// schema in every one of its many parts (a long key above them all) would
+// otherwise cost a path and a message each.
 func (t *schemaTranslator) walk(ve *jsonschema.ValidationError, c *collector) {
 	switch ve.ErrorKind.(type) {
 	case *kind.AnyOf, *kind.OneOf:
+		if c.full() {
+			c.drop()
+			return
+		}
 		// Say once that none of the alternatives fit, with what each
 		// wanted, rather than a list that reads as if all must hold.
 		var sub collector
@@ -47,14 +63,15 @@ func (t *schemaTranslator) walk(ve *jsonschema.ValidationError, c *collector) {
 		p := t.path(ve.InstanceLocation)
 		switch len(msgs) {
 		case 0:
-			c.add(p, "matches none of the allowed forms")
+			c.at(p, "matches none of the allowed forms")
 		case 1:
 			c.addMessage(msgs[0])
 		default:
+			prefix := string(appendPath(nil, p)) + ": "
 			for i, m := range msgs {
-				msgs[i] = strings.TrimPrefix(m, p+": ")
+				msgs[i] = strings.TrimPrefix(m, prefix)
 			}
-			c.add(p, "matches none of the allowed forms ("+strings.Join(msgs, " | ")+")")
+			c.at(p, "matches none of the allowed forms ("+strings.Join(msgs, " | ")+")")
 		}
 		return
 	}
@@ -64,15 +81,32 @@ func (t *schemaTranslator) walk(ve *jsonschema.ValidationError, c *collector) {
 		}
 		return
 	}
+	if c.full() {
+		n := 1
+		switch k := ve.ErrorKind.(type) {
+		case *kind.Required:
+			n = len(k.Missing)
+		case *kind.Dependency:
+			n = len(k.Missing)
+		case *kind.AdditionalProperties:
+			n = len(k.Properties)
+		}
+		for range n {
+			c.drop()
+		}
+		return
+	}
 	p := t.path(ve.InstanceLocation)
 	switch k := ve.ErrorKind.(type) {
 	case *kind.Required:
 		for _, m := range k.Missing {
-			c.add(key(p, m), "is required")
+			q := p.child(m)
+			c.at(&q, "is required")
 		}
 	case *kind.Dependency:
 		for _, m := range k.Missing {
-			c.add(key(p, m), "is required when "+k.Prop+" is present")
+			q := p.child(m)
+			c.at(&q, "is required when "+k.Prop+" is present")
 		}
 	case *kind.AdditionalProperties:
 		problem := "is not a DIF Presentation Exchange field here"
@@ -80,14 +114,15 @@ func (t *schemaTranslator) walk(ve *jsonschema.ValidationError, c *collector) {
 			problem = "is not a claim format of the DIF schema (jwt, jwt_vc, jwt_vp, ldp, ldp_vc, ldp_vp)"
 		}
 		for _, prop := range k.Properties {
-			c.add(key(p, prop), problem)
+			q := p.child(prop)
+			c.at(&q, problem)
 		}
 	case *kind.Type:
 		want := make([]string, len(k.Want))
 		for i, w := range k.Want {
 			want[i] = article(w)
 		}
-		c.add(p, "must be "+strings.Join(want, " or "))
+		c.at(p, "must be "+strings.Join(want, " or "))
 	case *kind.Enum:
 		want := make([]string, len(k.Want))
 		for i, w := range k.Want {
@@ -96,34 +131,42 @@ func (t *schemaTranslator) walk(ve *jsonschema.ValidationError, c *collector) {
 				want[i] = fmt.Sprint(w)
 			}
 		}
-		c.add(p, "must be one of "+strings.Join(want, ", "))
+		c.at(p, "must be one of "+strings.Join(want, ", "))
 	case *kind.MinItems:
 		if k.Want == 1 {
-			c.add(p, "must not be empty")
+			c.at(p, "must not be empty")
 		} else {
-			c.addf(p, "must have at least %d items", k.Want)
+			c.atf(p, "must have at least %d items", k.Want)
 		}
 	case *kind.Minimum:
-		c.add(p, "must be at least "+k.Want.RatString())
+		c.at(p, "must be at least "+k.Want.RatString())
 	case *kind.Format:
-		c.addf(p, "must be a valid %s: %v", k.Want, k.Err)
+		c.atf(p, "must be a valid %s: %v", k.Want, k.Err)
 	case *kind.FalseSchema:
-		c.add(p, "is not allowed")
+		c.at(p, "is not allowed")
 	default:
-		c.add(p, ve.ErrorKind.LocalizedString(english))
+		c.at(p, ve.ErrorKind.LocalizedString(english))
 	}
 }
 
-// path formats an instance location (JSON pointer tokens) as a field path
-// under base, looking at the instance to tell array indexes from keys.
-func (t *schemaTranslator) path(loc []string) string {
+// path turns an instance location (JSON pointer tokens) into the path of
+// a field under base, looking at the instance to tell array indexes from
+// keys. The path is a chain of nodes, formatted (at most its start and
+// end) only if a problem is kept.
+func (t *schemaTranslator) path(loc []string) *pathNode {
+	if len(loc) == 0 {
+		return t.base
+	}
+	nodes := make([]pathNode, len(loc))
 	p, cur := t.base, t.inst
 	for i, tok := range loc {
+		n := &nodes[i]
 		switch node := cur.(type) {
 		case []any:
-			n, err := strconv.Atoi(tok)
-			if err == nil && n >= 0 && n < len(node) {
-				p, cur = index(p, n), node[n]
+			k, err := strconv.Atoi(tok)
+			if err == nil && k >= 0 && k < len(node) {
+				*n, cur = p.elem(k), node[k]
+				p = n
 				continue
 			}
 		case map[string]any:
@@ -134,7 +177,8 @@ func (t *schemaTranslator) path(loc []string) string {
 		if i == 0 && t.rename[tok] != "" {
 			tok = t.rename[tok]
 		}
-		p = key(p, tok)
+		*n = p.child(tok)
+		p = n
 	}
 	return p
 }

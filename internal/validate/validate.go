@@ -265,6 +265,10 @@ func (v *Validator) unknownKey(at *pathNode, k string, known []string, c *collec
 	if v.ignoreUnknown {
 		return
 	}
+	if c.full() {
+		c.drop() // no suggestion worked out for a problem only counted
+		return
+	}
 	p := at.child(k)
 	c.at(&p, unknownField(k, known))
 }
@@ -311,7 +315,7 @@ func (v *Validator) proofFormats(pf value, req *backend.OOBRequest, c *collector
 			}
 		default:
 			if !v.ignoreUnknown {
-				c.add(key("proofFormats", k), unknownField(k, []string{"indy", "presentationExchange"}))
+				v.unknownKey(&proofFormatsPath, k, []string{"indy", "presentationExchange"}, c)
 			}
 		}
 	}
