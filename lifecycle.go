@@ -74,6 +74,9 @@ func (h *Handler) provisionChanges(ctx caddy.Context, storage certmagic.Storage,
 	}
 	app, err := ctx.App("events")
 	if err != nil {
+		if sink.webhooks != nil {
+			sink.webhooks.Close()
+		}
 		return fmt.Errorf("loading the events app: %v", err)
 	}
 	sink.events, _ = app.(*caddyevents.App)
@@ -128,12 +131,20 @@ func (h *Handler) confirmChange(ctx context.Context, orgID, recordID, state stri
 	return c.Reached(ctx, recordID, state)
 }
 
-// cleanupChanges releases this handler's hold on the webhook deliverer
-// and stops its sweeper.
+// cleanupChanges withdraws this handler's webhook functions from the
+// pooled deliverer, so that a config Caddy refused after provisioning it
+// leaves the running config's in charge; releases its hold on the webhook
+// deliverer; and stops its sweeper. It tolerates a handler whose
+// Provision failed part-way.
 func (h *Handler) cleanupChanges() error {
 	if h.sweeper != nil {
 		h.sweeper.Stop()
 		h.sweeper = nil
+	}
+	if h.gw != nil {
+		if s, ok := h.gw.Changes.(*changeSink); ok && s.webhooks != nil {
+			s.webhooks.Close()
+		}
 	}
 	if h.webhookKey == "" {
 		return nil

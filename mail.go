@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -24,27 +23,9 @@ import (
 // mailPool keeps one e-mail deliverer per SMTP configuration and storage
 // across config reloads: Caddy provisions the new config before cleaning
 // up the old, so the queue is never left without workers, and the last
-// Cleanup stops them.
+// Cleanup stops them. Outcomes go to the newest handler still provisioned
+// (mail.Deliverer.Subscribe), whose backends are the current ones.
 var mailPool = caddy.NewUsagePool()
-
-// pooledDeliverer is a deliverer shared by the handlers of successive
-// configs. Outcomes go to the newest handler (sink), whose backends are
-// the current ones.
-type pooledDeliverer struct {
-	*mail.Deliverer
-	sink atomic.Pointer[func(mail.Message, mail.Status)]
-}
-
-// Destruct stops the deliverer and its metrics (caddy.Destructor).
-func (p *pooledDeliverer) Destruct() error {
-	return p.Deliverer.Destruct()
-}
-
-func (p *pooledDeliverer) onResult(m mail.Message, s mail.Status) {
-	if f := p.sink.Load(); f != nil {
-		(*f)(m, s)
-	}
-}
 
 // provisionMail resolves the email block's placeholders, checks it, and
 // attaches this handler to the pooled deliverer for it.
@@ -68,24 +49,34 @@ func (h *Handler) provisionMail(ctx caddy.Context, storage certmagic.Storage) er
 	}
 	logger := h.logger.Named("mail")
 	val, _, err := mailPool.LoadOrNew(key, func() (caddy.Destructor, error) {
-		p := new(pooledDeliverer)
-		d, err := mail.NewDeliverer(cfg, mail.NewOutbox(storage, cfg.Queue), logger, p.onResult)
+		d, err := mail.NewDeliverer(cfg, mail.NewOutbox(storage, cfg.Queue), logger, nil)
 		if err != nil {
 			return nil, err
 		}
-		p.Deliverer = d
 		d.Start()
-		return p, nil
+		return d, nil
 	})
 	if err != nil {
 		return err
 	}
 	h.mailKey = key
-	p := val.(*pooledDeliverer)
-	sink := h.recordMailOutcome
-	p.sink.Store(&sink)
-	h.gw.Mail = &mailer{d: p.Deliverer}
+	d := val.(*mail.Deliverer)
+	// Withdrawn in Cleanup (detachMail): if Caddy refuses this config, the
+	// running one hears the outcomes again.
+	h.gw.Mail = &mailer{d: d, unsubscribe: d.Subscribe(h.recordMailOutcome)}
 	return nil
+}
+
+// detachMail withdraws this handler's outcome function from the pooled
+// deliverer (Cleanup); it tolerates a handler whose Provision failed
+// early.
+func (h *Handler) detachMail() {
+	if h.gw == nil {
+		return
+	}
+	if m, ok := h.gw.Mail.(*mailer); ok && m.unsubscribe != nil {
+		m.unsubscribe()
+	}
 }
 
 // mailPoolKey identifies a deliverer: its whole (resolved) configuration
@@ -130,7 +121,8 @@ func (h *Handler) recordMailOutcome(m mail.Message, s mail.Status) {
 
 // mailer adapts the deliverer to handlers.Mailer.
 type mailer struct {
-	d *mail.Deliverer
+	d           *mail.Deliverer
+	unsubscribe func()
 }
 
 func (m *mailer) Queue(ctx context.Context, im handlers.InvitationMail) (string, error) {
@@ -147,4 +139,10 @@ func (m *mailer) Queue(ctx context.Context, im handlers.InvitationMail) (string,
 
 func (m *mailer) Cancel(ctx context.Context, id string) error { return m.d.Outbox().Cancel(ctx, id) }
 
-func (m *mailer) Flush() { m.d.Notify() }
+// Release implements handlers.Mailer: those mails, and no other
+// request's, are sent.
+func (m *mailer) Release(mailIDs ...string) {
+	if len(mailIDs) > 0 {
+		m.d.Notify(mailIDs...)
+	}
+}

@@ -212,10 +212,13 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	return h.provisionChanges(ctx, ctx.Storage(), r.all)
 }
 
-// Cleanup releases this handler's hold on the e-mail and webhook
-// deliverers; the last holder stops them.
+// Cleanup withdraws this handler's functions from the pooled e-mail and
+// webhook deliverers (a config Caddy refused after provisioning it leaves
+// the running one in charge) and releases its hold on them; the last
+// holder stops them.
 func (h *Handler) Cleanup() error {
 	var errs []error
+	h.detachMail()
 	if h.mailKey != "" {
 		_, err := mailPool.Delete(h.mailKey)
 		h.mailKey = ""

@@ -16,8 +16,11 @@ type Mailer interface {
 	Queue(ctx context.Context, m InvitationMail) (mailID string, err error)
 	// Cancel undoes a Queue whose request failed afterwards.
 	Cancel(ctx context.Context, mailID string) error
-	// Flush tells the deliverer that mails were queued.
-	Flush()
+	// Release says the request that queued mailIDs has succeeded: those
+	// mails may go. A queued mail is held until then, so that another
+	// request's success never sends the mails of one that may still fail
+	// and cancel them.
+	Release(mailIDs ...string)
 }
 
 // InvitationMail is one recipient's invitation.

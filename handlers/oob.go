@@ -129,7 +129,13 @@ func (g *Gateway) create(ctx context.Context, w http.ResponseWriter, r *http.Req
 		})
 	}
 	c.commit()
-	g.Mail.Flush()
+	ids := make([]string, 0, len(c.done))
+	for _, d := range c.done {
+		if d.mailID != "" {
+			ids = append(ids, d.mailID)
+		}
+	}
+	g.Mail.Release(ids...)
 	writeCreated(w, recipientsData{Recipients: recipients})
 }
 

@@ -90,6 +90,21 @@ func NewDeliverer(cfg Config, ob *Outbox, logger *zap.Logger, onResult func(Mess
 	return d, nil
 }
 
+// Subscribe makes fn hear every outcome onResult hears (after it), until
+// remove. Successive configs sharing a pooled deliverer each subscribe in
+// Provision and remove in Cleanup: the newest subscription is the one
+// called; removing it restores the one before (a config Caddy refused
+// after provisioning it must not take the running config's outcomes),
+// removing an older one just drops it. remove may be called more than
+// once.
+func (d *Deliverer) Subscribe(fn func(Message, Status)) (remove func()) {
+	return d.Handle(Kind, d.deliver, func(e outbox.Entry, s outbox.Status) {
+		if m, ok := d.decode(e); ok {
+			fn(m, s)
+		}
+	})
+}
+
 // Outbox returns the outbox this deliverer sends from.
 func (d *Deliverer) Outbox() *Outbox { return d.outbox }
 
@@ -120,12 +135,18 @@ func (d *Deliverer) result(e outbox.Entry, s outbox.Status) {
 	if d.onResult == nil {
 		return
 	}
+	if m, ok := d.decode(e); ok {
+		d.onResult(m, s)
+	}
+}
+
+func (d *Deliverer) decode(e outbox.Entry) (Message, bool) {
 	var m Message
 	if err := json.Unmarshal(e.Message, &m); err != nil {
 		d.logger.Error("email: undecodable message in the outbox", zap.String("message_id", e.ID), zap.Error(err))
-		return
+		return m, false
 	}
-	d.onResult(m, s)
+	return m, true
 }
 
 // defaultBackoff doubles retry_backoff per failed attempt up to maxBackoff

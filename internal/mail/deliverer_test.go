@@ -13,7 +13,7 @@ func TestDeliverInvitation(t *testing.T) {
 	h.d.Start()
 	m := testMessage("m-1", "alice@example.org")
 	h.enqueue(t, m)
-	h.d.Notify()
+	h.d.Notify(m.ID) // its request committed
 
 	r := h.next(t)
 	if r.st.State != StateSent || r.st.Attempts != 1 || r.st.LastError != "" || r.st.FinishedAt.IsZero() {
@@ -43,7 +43,7 @@ func TestSTARTTLSWithAuth(t *testing.T) {
 	h := newHarness(t, cfg, t.TempDir())
 	h.d.Start()
 	h.enqueue(t, testMessage("m-1", "alice@example.org"))
-	h.d.Notify()
+	h.d.Notify("m-1")
 	if r := h.next(t); r.st.State != StateSent {
 		t.Fatalf("result = %+v", r.st)
 	}
@@ -63,7 +63,7 @@ func TestImplicitTLSWithAuth(t *testing.T) {
 	h := newHarness(t, cfg, t.TempDir())
 	h.d.Start()
 	h.enqueue(t, testMessage("m-1", "alice@example.org"))
-	h.d.Notify()
+	h.d.Notify("m-1")
 	if r := h.next(t); r.st.State != StateSent {
 		t.Fatalf("result = %+v", r.st)
 	}
@@ -84,7 +84,7 @@ func TestRestartDeliversLeftovers(t *testing.T) {
 	first.d.Stop()
 	first.d.Stop() // idempotent
 	first.enqueue(t, testMessage("m-1", "alice@example.org"))
-	first.d.Notify() // stopped: nothing happens
+	first.d.Notify("m-1") // stopped: nothing is sent
 
 	// A claim whose deliverer died: "sending" with an expired lease.
 	crashed := document{
@@ -128,7 +128,7 @@ func TestStopWaitsForSendInFlight(t *testing.T) {
 	h := newHarness(t, testConfig(srv.addr), t.TempDir())
 	h.d.Start()
 	h.enqueue(t, testMessage("m-1", "alice@example.org"))
-	h.d.Notify()
+	h.d.Notify("m-1")
 	select {
 	case <-inData:
 	case <-time.After(60 * time.Second):
@@ -164,8 +164,9 @@ func TestStopStart(t *testing.T) {
 	for i := range 3 {
 		h.d.Start()
 		h.d.Start()
-		h.enqueue(t, testMessage(fmt.Sprintf("m-%d", i), "alice@example.org"))
-		h.d.Notify()
+		id := fmt.Sprintf("m-%d", i)
+		h.enqueue(t, testMessage(id, "alice@example.org"))
+		h.d.Notify(id)
 		if r := h.next(t); r.st.State != StateSent {
 			t.Fatalf("round %d: %+v", i, r)
 		}
@@ -187,7 +188,7 @@ func TestCallbackPanicIsContained(t *testing.T) {
 	h.d.Start()
 	for _, id := range []string{"m-1", "m-2"} {
 		h.enqueue(t, testMessage(id, "alice@example.org"))
-		h.d.Notify()
+		h.d.Notify(id)
 		select {
 		case got := <-calls:
 			if got != id {

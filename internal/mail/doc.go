@@ -4,7 +4,9 @@
 // a mail server that is down or slow never loses a request: the message
 // waits in storage, across restarts, until it is sent or has failed for
 // good. Each mail carries the invitation URL as a link and as an inline QR
-// code.
+// code. A message is held until its request succeeds (Deliverer.Notify
+// with its id): another request's success never sends it, so a request
+// that fails can still withdraw its mails (Outbox.Cancel).
 //
 // The queue is proofgate's one outbox (internal/outbox), with messages of
 // kind "email"; this package composes and sends them over SMTP.

@@ -30,8 +30,7 @@ type Outbox struct {
 }
 
 // NewOutbox returns the outbox of queue ("" for the shared default) in
-// storage. Enqueue through the same Outbox the Deliverer was made with, so
-// Notify finds new messages without rescanning the outbox.
+// storage.
 func NewOutbox(storage certmagic.Storage, queue string) *Outbox {
 	ns := "outbox"
 	if queue != "" {
@@ -44,11 +43,13 @@ func NewOutbox(storage certmagic.Storage, queue string) *Outbox {
 }
 
 // Enqueue stores m for delivery: one durable write. Once it returns nil the
-// message will be attempted, even if the process restarts before that. The
-// deliverer starts on it after Notify (or its next periodic scan, within a
-// minute), so a caller that may still Cancel should Notify only when its
-// request has succeeded. Errors wrap backend.ErrUnavailable when storage
-// failed.
+// message will be attempted, even if the process restarts before that. It
+// is held for its request: the deliverer sends it once that request has
+// succeeded and calls Deliverer.Notify(m.ID), which releases this message
+// and no other; a request that fails calls Cancel instead. A message whose
+// release was lost (the process died in between) is sent when its hold
+// ends (outbox.DefaultHold). Errors wrap backend.ErrUnavailable when
+// storage failed.
 func (o *Outbox) Enqueue(ctx context.Context, m Message) error {
 	if err := m.validate(); err != nil {
 		return err
@@ -56,7 +57,7 @@ func (o *Outbox) Enqueue(ctx context.Context, m Message) error {
 	if m.CreatedAt.IsZero() {
 		m.CreatedAt = o.now().UTC()
 	}
-	return o.box.Enqueue(ctx, m.ID, Kind, m)
+	return o.box.Stage(ctx, m.ID, Kind, m)
 }
 
 // Cancel withdraws a message whose request failed after Enqueue. A queued

@@ -26,16 +26,19 @@ func TestTwoDeliverersShareTheOutbox(t *testing.T) {
 	a.d.Start()
 	b.d.Start()
 	const n = 40
+	var queued []string
 	for i := range n {
 		h := a
 		if i%2 == 1 {
 			h = b
 		}
-		h.enqueue(t, testMessage(fmt.Sprintf("m-%02d", i), fmt.Sprintf("user%d@example.org", i)))
+		id := fmt.Sprintf("m-%02d", i)
+		h.enqueue(t, testMessage(id, fmt.Sprintf("user%d@example.org", i)))
+		queued = append(queued, id)
 	}
 	// Both are told, so both race for every message.
-	a.d.Notify()
-	b.d.Notify()
+	a.d.Notify(queued...)
+	b.d.Notify(queued...)
 	a.d.scanNow()
 	b.d.scanNow()
 	sent := map[string]int{}
@@ -98,6 +101,7 @@ func TestClaimRace(t *testing.T) {
 		}
 	}
 	a.enqueue(t, testMessage("m-1", "alice@example.org"))
+	a.d.Notify("m-1") // its request committed; both scans find it due
 	a.d.Start()
 	b.d.Start()
 	select {
@@ -142,7 +146,7 @@ func TestCancel(t *testing.T) {
 
 	h.enqueue(t, testMessage("m-2", "bob@example.org"))
 	h.d.Start()
-	h.d.Notify()
+	h.d.Notify("m-2")
 	if r := h.next(t); r.msg.ID != "m-2" || r.st.State != StateSent {
 		t.Fatalf("result = %+v", r)
 	}
@@ -169,7 +173,7 @@ func TestRetention(t *testing.T) {
 	h.d.Start()
 	h.enqueue(t, testMessage("m-1", "alice@example.org"))
 	h.enqueue(t, testMessage("m-2", "nobody@example.org"))
-	h.d.Notify()
+	h.d.Notify("m-1", "m-2")
 	h.next(t)
 	h.next(t)
 	// Still there after a rescan within the retention.
@@ -229,7 +233,7 @@ func TestLiveClaimIsLeftAlone(t *testing.T) {
 	}
 	h.d.Start()
 	h.enqueue(t, testMessage("m-2", "bob@example.org"))
-	h.d.Notify()
+	h.d.Notify("m-2")
 	if r := h.next(t); r.msg.ID != "m-2" {
 		t.Fatalf("result = %+v", r)
 	}

@@ -48,7 +48,7 @@ func TestSessionFailuresAreRetried(t *testing.T) {
 			h := newHarness(t, cfg, t.TempDir())
 			h.d.Start()
 			h.enqueue(t, testMessage("m-1", "alice@example.org"))
-			h.d.Notify()
+			h.d.Notify("m-1")
 			r := h.next(t)
 			if r.st.State != StateQueued || r.st.Attempts != 1 || !strings.Contains(r.st.LastError, tt.want) {
 				t.Fatalf("first result = %+v, want queued with %q", r.st, tt.want)
@@ -81,7 +81,7 @@ func TestTemporaryRejectionIsRetried(t *testing.T) {
 	}
 	h.d.Start()
 	h.enqueue(t, testMessage("m-1", "alice@example.org"))
-	h.d.Notify()
+	h.d.Notify("m-1")
 	for attempt := 1; attempt <= 2; attempt++ {
 		r := h.next(t)
 		if r.st.State != StateQueued || r.st.Attempts != attempt || !strings.Contains(r.st.LastError, "451") || r.st.NextAttempt.IsZero() {
@@ -110,7 +110,7 @@ func TestPermanentRejectionFailsAtOnce(t *testing.T) {
 	h := newHarness(t, testConfig(srv.addr), t.TempDir())
 	h.d.Start()
 	h.enqueue(t, testMessage("m-1", "nobody@example.org"))
-	h.d.Notify()
+	h.d.Notify("m-1")
 	r := h.next(t)
 	if r.st.State != StateFailed || r.st.Attempts != 1 || !strings.Contains(r.st.LastError, "550") {
 		t.Fatalf("result = %+v", r.st)
@@ -120,7 +120,7 @@ func TestPermanentRejectionFailsAtOnce(t *testing.T) {
 	}
 	// The next message goes through: one bad address does not block others.
 	h.enqueue(t, testMessage("m-2", "alice@example.org"))
-	h.d.Notify()
+	h.d.Notify("m-2")
 	if r := h.next(t); r.st.State != StateSent || r.msg.ID != "m-2" {
 		t.Fatalf("second result = %+v", r)
 	}
@@ -156,7 +156,7 @@ func TestRejectionStages(t *testing.T) {
 			h := newHarness(t, testConfig(srv.addr), t.TempDir())
 			h.d.Start()
 			h.enqueue(t, testMessage("m-1", "alice@example.org"))
-			h.d.Notify()
+			h.d.Notify("m-1")
 			r := h.next(t)
 			if r.st.State != tt.first || r.st.Attempts != 1 || !strings.Contains(r.st.LastError, tt.text) {
 				t.Fatalf("first result = %+v, want %s with %q", r.st, tt.first, tt.text)
@@ -185,7 +185,7 @@ func TestServerDownThenUp(t *testing.T) {
 	h.d.backoff = func(int) time.Duration { return 50 * time.Millisecond }
 	h.d.Start()
 	h.enqueue(t, testMessage("m-1", "alice@example.org"))
-	h.d.Notify()
+	h.d.Notify("m-1")
 	r := h.next(t)
 	if r.st.State != StateQueued || !strings.Contains(r.st.LastError, "refused") {
 		t.Fatalf("result while down = %+v", r.st)

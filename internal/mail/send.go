@@ -99,17 +99,28 @@ func (s *smtpSender) tlsPolicy() gomail.TLSPolicy {
 	}
 }
 
+// maxSessionRead bounds what one SMTP session reads from the server: its
+// replies to a handful of commands are a few kilobytes, and the client
+// buffers a reply line whole, however long the server makes it.
+const maxSessionRead = 1 << 20
+
+// errSessionRead is the read error of a session past maxSessionRead.
+var errSessionRead = fmt.Errorf("the server sent more than %d bytes of replies", maxSessionRead)
+
 // dialer connects (with TLS at once in implicit mode) and ties the
-// connection's life to ctx. Returning the *tls.Conn itself matters: it is
-// how the SMTP client knows the session is encrypted before it sends a
-// password.
+// connection's life to ctx. What the session reads is capped at
+// maxSessionRead, below TLS, so no server (nor whoever answers on its
+// address) can make the client buffer an endless reply. Returning the
+// *tls.Conn itself matters: it is how the SMTP client knows the session
+// is encrypted before it sends a password.
 func (s *smtpSender) dialer(session context.Context) gomail.DialContextFunc {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		var d net.Dialer
-		conn, err := d.DialContext(ctx, network, addr)
+		raw, err := d.DialContext(ctx, network, addr)
 		if err != nil {
 			return nil, err
 		}
+		var conn net.Conn = &limitedConn{Conn: raw, left: maxSessionRead}
 		if s.mode == TLSImplicit {
 			tc := tls.Client(conn, s.tls)
 			if err := tc.HandshakeContext(ctx); err != nil {
@@ -121,6 +132,25 @@ func (s *smtpSender) dialer(session context.Context) gomail.DialContextFunc {
 		context.AfterFunc(session, func() { conn.Close() })
 		return conn, nil
 	}
+}
+
+// limitedConn is a connection whose reads fail once left bytes have been
+// read. One session uses it from one goroutine at a time.
+type limitedConn struct {
+	net.Conn
+	left int64
+}
+
+func (c *limitedConn) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, errSessionRead
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.Conn.Read(p)
+	c.left -= int64(n)
+	return n, err
 }
 
 // attemptError is the outcome of a failed attempt.

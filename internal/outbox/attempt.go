@@ -28,10 +28,11 @@ func (d *Deliverer) process(ctx context.Context, id string) (next time.Time, kee
 
 // DeliverNow makes the next attempt of message id at once, on the
 // caller's goroutine, if no other worker holds it: the caller learns the
-// outcome (an API answer that shows whether a message went out). A message
-// that is not queued, or is claimed elsewhere, is left alone and its
-// current status returned. The message stays in the outbox either way, so
-// a failed attempt is retried by the workers.
+// outcome (an API answer that shows whether a message went out). A queued
+// message is attempted even while staged (DeliverNow is then its
+// release). A message that is not queued, or is claimed elsewhere, is
+// left alone and its current status returned. The message stays in the
+// outbox either way, so a failed attempt is retried by the workers.
 func (d *Deliverer) DeliverNow(ctx context.Context, id string) (Status, error) {
 	doc, ok, _, _ := d.claim(ctx, id, true)
 	if !ok {
@@ -73,9 +74,8 @@ func (d *Deliverer) claim(ctx context.Context, id string, now bool) (doc Documen
 		return doc, false, d.opts.Now().Add(storageRetry), true
 	}
 	defer release()
-	retention := d.opts.Retention
 	isDue := func(t time.Time) (time.Time, bool) {
-		due := doc.due(retention)
+		due := d.due(id, &doc)
 		if now && doc.Status.State == StateQueued {
 			return due, true
 		}
@@ -85,6 +85,7 @@ func (d *Deliverer) claim(ctx context.Context, id string, now bool) (doc Documen
 	// A first read without the lock: most visits find nothing due.
 	switch err := d.outbox.store.Get(ctx, id, &doc); {
 	case errors.Is(err, ErrNotFound):
+		d.outbox.released.drop(id)
 		return doc, false, next, false
 	case err != nil:
 		next, keep = d.retryAfterStorageError(ctx, id, err)
@@ -153,11 +154,13 @@ func (d *Deliverer) claim(ctx context.Context, id string, now bool) (doc Documen
 	doc.Status.State = StateSending
 	doc.Status.Attempts++
 	doc.Status.UpdatedAt = t.UTC()
+	doc.Held = false
 	doc.LeaseUntil = t.Add(d.opts.Lease).UTC()
 	if err := d.outbox.store.Put(ctx, id, &doc); err != nil {
 		next, keep = d.retryAfterStorageError(ctx, id, err)
 		return doc, false, next, keep
 	}
+	d.outbox.released.drop(id)
 	return doc, true, next, false
 }
 

@@ -123,8 +123,11 @@ type Deliverer struct {
 	outbox *Outbox
 	logger *zap.Logger
 
-	kinds atomic.Pointer[map[string]kind]
-	kmu   sync.Mutex // serializes Handle
+	// kinds maps each kind to the newest of its registrations (stacks),
+	// for lock-free reads by the workers.
+	kinds  atomic.Pointer[map[string]kind]
+	kmu    sync.Mutex // guards stacks, serializes publishing kinds
+	stacks map[string][]*kind
 
 	notify    chan struct{}
 	kick      chan struct{}
@@ -135,6 +138,7 @@ type Deliverer struct {
 	done     chan struct{}
 	sched    map[string]time.Time // id → when it is next due
 	running  map[string]bool      // ids handed to a worker
+	again    map[string]bool      // running ids released meanwhile: due again at once
 	finished map[string]time.Time // final messages → end of retention
 	// waiting remembers when each unfinished message was queued, for the
 	// backlog metrics (Backlog).
@@ -156,8 +160,10 @@ func NewDeliverer(outbox *Outbox, opts Options) *Deliverer {
 		rescanNow: make(chan struct{}, 1),
 		sched:     map[string]time.Time{},
 		running:   map[string]bool{},
+		again:     map[string]bool{},
 		finished:  map[string]time.Time{},
 		waiting:   map[string]time.Time{},
+		stacks:    map[string][]*kind{},
 	}
 	empty := map[string]kind{}
 	d.kinds.Store(&empty)
@@ -170,19 +176,52 @@ type kind struct {
 	result  ResultFunc
 }
 
-// Handle sets (or replaces) the delivery function of a kind of message,
-// and optionally a result function of its own (called after
-// Options.OnResult). A message of a kind without one waits (and is
-// retried later), so a deliverer that outlives a config still knows what
-// to do once the next config has registered its functions.
-func (d *Deliverer) Handle(name string, fn DeliverFunc, result ResultFunc) {
+// Handle registers the delivery function of a kind of message, and
+// optionally a result function of its own (called after
+// Options.OnResult), and returns what undoes the registration. The
+// registrations of a kind form a stack: the newest is the one used;
+// removing it restores the one before (a config that Caddy refused after
+// its Provision must not leave its functions in charge of the config
+// still running); removing an older one just drops it. Each config
+// registers in Provision and removes in Cleanup; remove may be called
+// more than once. A message of a kind without a registration waits (and
+// is retried later), so a deliverer that outlives a config still knows
+// what to do once the next config has registered its functions.
+func (d *Deliverer) Handle(name string, fn DeliverFunc, result ResultFunc) (remove func()) {
+	reg := &kind{deliver: fn, result: result}
 	d.kmu.Lock()
-	defer d.kmu.Unlock()
-	next := map[string]kind{}
-	for k, f := range *d.kinds.Load() {
-		next[k] = f
+	d.stacks[name] = append(d.stacks[name], reg)
+	d.publishKinds()
+	d.kmu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			d.kmu.Lock()
+			defer d.kmu.Unlock()
+			stack := d.stacks[name]
+			for i := len(stack) - 1; i >= 0; i-- {
+				if stack[i] == reg {
+					stack = append(stack[:i:i], stack[i+1:]...)
+					break
+				}
+			}
+			if len(stack) == 0 {
+				delete(d.stacks, name)
+			} else {
+				d.stacks[name] = stack
+			}
+			d.publishKinds()
+		})
 	}
-	next[name] = kind{deliver: fn, result: result}
+}
+
+// publishKinds makes the top of each stack the kind's functions. d.kmu
+// must be held.
+func (d *Deliverer) publishKinds() {
+	next := make(map[string]kind, len(d.stacks))
+	for name, stack := range d.stacks {
+		next[name] = *stack[len(stack)-1]
+	}
 	d.kinds.Store(&next)
 }
 
@@ -213,17 +252,30 @@ func (d *Deliverer) Start() {
 	d.done = make(chan struct{})
 	d.sched = map[string]time.Time{}
 	d.running = map[string]bool{}
+	d.again = map[string]bool{}
 	d.finished = map[string]time.Time{}
 	d.waiting = map[string]time.Time{}
 	d.unreport = metrics.ReportOutbox(metricKind(d.opts.DefaultKind), d.Backlog)
 	go d.run(ctx, d.done)
 }
 
-// Notify says messages were enqueued: they are delivered soon. It never
-// blocks.
-func (d *Deliverer) Notify() {
+// Notify(ids...) says the requests that staged ids (Outbox.Stage) have
+// committed: those messages, and no others, are released and delivered
+// soon. Notify() without ids says messages were enqueued (Outbox.Enqueue,
+// due at once): they are delivered soon; it releases no staged message.
+// It never blocks.
+func (d *Deliverer) Notify(ids ...string) {
+	if len(ids) == 0 {
+		select {
+		case d.notify <- struct{}{}:
+		default:
+		}
+		return
+	}
+	d.outbox.released.add(ids)
+	d.schedule(ids...)
 	select {
-	case d.notify <- struct{}{}:
+	case d.kick <- struct{}{}:
 	default:
 	}
 }
@@ -330,13 +382,16 @@ func (d *Deliverer) run(ctx context.Context, done chan struct{}) {
 	}
 }
 
-// schedule makes ids due now.
+// schedule makes ids due now; one a worker holds is looked at again once
+// the worker is done with it.
 func (d *Deliverer) schedule(ids ...string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	now := d.opts.Now()
 	for _, id := range ids {
-		if !d.running[id] {
+		if d.running[id] {
+			d.again[id] = true
+		} else {
 			d.sched[id] = time.Time{}
 		}
 		if _, ok := d.waiting[id]; !ok {
@@ -377,9 +432,15 @@ func (d *Deliverer) nextDue() (time.Time, bool) {
 func (d *Deliverer) finish(id string, next time.Time, keep bool) {
 	d.mu.Lock()
 	delete(d.running, id)
-	if keep {
+	switch {
+	case d.again[id]:
+		// Released (or enqueued again) while the worker had it: the
+		// worker may have read it before.
+		delete(d.again, id)
+		d.sched[id] = time.Time{}
+	case keep:
 		d.sched[id] = next
-	} else {
+	default:
 		delete(d.waiting, id)
 	}
 	d.mu.Unlock()
@@ -420,7 +481,7 @@ func (d *Deliverer) scan(ctx context.Context) {
 			}
 			continue
 		}
-		due := doc.due(d.opts.Retention)
+		due := d.due(id, &doc)
 		d.mu.Lock()
 		if doc.Status.State.Final() && due.After(now) {
 			d.finished[id] = due
@@ -448,6 +509,20 @@ func (d *Deliverer) scan(ctx context.Context) {
 		}
 	}
 	d.mu.Unlock()
+}
+
+// due returns when message id (read into doc) next needs a worker: a
+// staged message whose request committed (Notify) is due at once, any
+// other when its document says.
+func (d *Deliverer) due(id string, doc *Document) time.Time {
+	if doc.Held && doc.Status.State == StateQueued {
+		if d.outbox.released.has(id) {
+			return time.Time{}
+		}
+	} else {
+		d.outbox.released.drop(id) // claimed meanwhile, or not staged
+	}
+	return doc.due(d.opts.Retention)
 }
 
 // Backlog reports the messages that wait for delivery (queued, retrying

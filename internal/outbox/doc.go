@@ -13,6 +13,13 @@
 // Delivery functions must therefore be idempotent at the receiver (a
 // stable message id the receiver can deduplicate on).
 //
+// A message made by a request that may still fail is staged
+// (Outbox.Stage): it is held until that request commits and releases it
+// with Deliverer.Notify(id), so one request's success never sends the
+// messages of another still running (which may yet Cancel them). A
+// release lives in memory; a staged message whose release was lost (the
+// process died) goes out when its hold ends (DefaultHold).
+//
 // Each kind has its own delivery function (Deliverer.Handle); the
 // deliverer's scheduler, retry policy, retention and claims are shared.
 package outbox

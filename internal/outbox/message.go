@@ -48,7 +48,11 @@ type Document struct {
 	Kind string `json:"kind,omitempty"`
 	// Message is the payload, as the enqueuer marshalled it.
 	Message json.RawMessage `json:"message"`
-	Status  Status          `json:"status"`
+	// Held: staged (Outbox.Stage) and not yet attempted. It waits for its
+	// request's commit (Deliverer.Notify) or, failing that, for
+	// Status.NextAttempt, the end of its hold.
+	Held   bool   `json:"held,omitempty"`
+	Status Status `json:"status"`
 	// LeaseUntil bounds a "sending" claim: past it, the worker that claimed
 	// the message is presumed dead and another may try again.
 	LeaseUntil time.Time `json:"leaseUntil,omitzero"`

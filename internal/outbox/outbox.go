@@ -28,6 +28,14 @@ const maxFresh = 10_000
 // MaxMessage caps one message's payload, so a document stays small.
 const MaxMessage = 1 << 20
 
+// DefaultHold is how long a staged message (Stage) waits for its request
+// to commit before it is delivered anyway: longer than any request (ten
+// recipients through an agent at its 15 s timeout take under three
+// minutes), shorter than the 15 minutes after which a waiting message
+// pages (ProofgateOutboxStuck). It bounds the delay of a committed
+// message whose release was lost with its process.
+const DefaultHold = 5 * time.Minute
+
 // Outbox is a durable queue of messages in Caddy storage under
 // proofgate/<namespace>/. It is safe for concurrent use.
 type Outbox struct {
@@ -36,6 +44,9 @@ type Outbox struct {
 	lockBase string
 	guard    keyedGuard
 	now      func() time.Time
+	// released is shared by every Outbox of this storage and namespace in
+	// the process.
+	released *releaseSet
 
 	mu       sync.Mutex
 	fresh    []string
@@ -55,6 +66,7 @@ func New(storage certmagic.Storage, namespace string, now func() time.Time) *Out
 		lockBase: path.Join(store.Prefix, "locks", namespace) + "/",
 		guard:    keyedGuard{held: map[string]struct{}{}},
 		now:      now,
+		released: releasesOf(StorageKey(storage, namespace)),
 	}
 }
 
@@ -63,12 +75,35 @@ func New(storage certmagic.Storage, namespace string, now func() time.Time) *Out
 func (o *Outbox) Store() *store.Store { return o.store }
 
 // Enqueue stores a message of kind with payload (marshalled to JSON) under
-// id: one durable write. Once it returns nil the message will be
-// attempted, even if the process restarts first. Enqueueing an id again
-// replaces the message and restarts its delivery (callers use
-// deterministic ids to make a retried operation idempotent). Errors wrap
-// backend.ErrUnavailable when storage failed.
+// id: one durable write. The message is due at once: the next Notify()
+// (or the periodic scan) hands it to a worker, whoever called Notify. Use
+// Stage instead when the request that makes the message may still fail.
+// Once Enqueue returns nil the message will be attempted, even if the
+// process restarts first. Enqueueing an id again replaces the message and
+// restarts its delivery (callers use deterministic ids to make a retried
+// operation idempotent). Errors wrap backend.ErrUnavailable when storage
+// failed.
 func (o *Outbox) Enqueue(ctx context.Context, id, kind string, payload any) error {
+	if err := o.put(ctx, id, kind, payload, false); err != nil {
+		return err
+	}
+	o.remember(id)
+	return nil
+}
+
+// Stage is Enqueue for a message whose request is still running: the
+// message is held until that request commits and calls
+// Deliverer.Notify(id), which releases it (and only it), or Cancel
+// withdraws it. No other request's Notify, and no scan, hands it to a
+// worker meanwhile. If the release never comes (the process died after
+// the commit), the message is delivered anyway once the hold (DefaultHold)
+// ends: a staged message is never lost, only late. Staging an id again
+// replaces the message and holds it again.
+func (o *Outbox) Stage(ctx context.Context, id, kind string, payload any) error {
+	return o.put(ctx, id, kind, payload, true)
+}
+
+func (o *Outbox) put(ctx context.Context, id, kind string, payload any, held bool) error {
 	if !ValidID(id) {
 		return fmt.Errorf("outbox: message id %q is not 1-200 letters, digits, '-', '_' or '.'", id)
 	}
@@ -83,6 +118,7 @@ func (o *Outbox) Enqueue(ctx context.Context, id, kind string, payload any) erro
 	doc := Document{
 		Kind:    kind,
 		Message: raw,
+		Held:    held,
 		Status: Status{
 			State:       StateQueued,
 			NextAttempt: now,
@@ -90,17 +126,21 @@ func (o *Outbox) Enqueue(ctx context.Context, id, kind string, payload any) erro
 			UpdatedAt:   now,
 		},
 	}
-	if err := o.store.Put(ctx, id, &doc); err != nil {
-		return err
+	if held {
+		doc.Status.NextAttempt = now.Add(DefaultHold)
 	}
-	o.remember(id)
-	return nil
+	// Before the write: a release meant for an earlier message of this id
+	// must not release this one (a claim reads the document first, then
+	// the release).
+	o.released.drop(id)
+	return o.store.Put(ctx, id, &doc)
 }
 
 // Replace is Enqueue for an id a worker may be holding (a message
 // re-staged after an earlier attempt): it waits for the message's guard
 // and storage lock, so a worker recording an outcome cannot overwrite the
-// fresh message with the old one's.
+// fresh message with the old one's. Like Enqueue, the message is due at
+// once (not held).
 func (o *Outbox) Replace(ctx context.Context, id, kind string, payload any) error {
 	if !ValidID(id) {
 		return fmt.Errorf("outbox: message id %q is not 1-200 letters, digits, '-', '_' or '.'", id)
@@ -123,14 +163,16 @@ func (o *Outbox) remember(id string) {
 	}
 }
 
-// Cancel withdraws a message whose request failed after Enqueue. A queued
-// (or failed) message is deleted; one being delivered or already delivered
-// is not, and Cancel returns ErrTooLate. An unknown id is not an error.
+// Cancel withdraws a message whose request failed after Stage (or
+// Enqueue). A queued (or failed) message is deleted; one being delivered
+// or already delivered is not, and Cancel returns ErrTooLate. An unknown
+// id is not an error.
 func (o *Outbox) Cancel(ctx context.Context, id string) error {
 	if !ValidID(id) {
 		return nil
 	}
 	o.forget(id)
+	o.released.drop(id)
 	release, err := o.hold(ctx, id)
 	if err != nil {
 		return err
@@ -185,6 +227,52 @@ func (o *Outbox) forget(id string) {
 }
 
 func (o *Outbox) lockName(id string) string { return o.lockBase + id }
+
+// maxReleased bounds the releases remembered per outbox; a release past
+// it is not remembered, and its message goes out when its hold ends.
+const maxReleased = 100_000
+
+// releaseSet holds the ids of staged messages whose requests committed
+// (Deliverer.Notify) and that no worker has claimed yet. It is kept per
+// storage and namespace for the whole process, so a deliverer that
+// replaces another (a reload with a new e-mail configuration) or that
+// shares the outbox still honours a release; it is not durable: after a
+// restart, released messages wait for the end of their hold.
+type releaseSet struct {
+	mu  sync.Mutex
+	ids map[string]struct{}
+}
+
+var releaseSets sync.Map // StorageKey → *releaseSet
+
+func releasesOf(key string) *releaseSet {
+	v, _ := releaseSets.LoadOrStore(key, &releaseSet{ids: map[string]struct{}{}})
+	return v.(*releaseSet)
+}
+
+func (r *releaseSet) add(ids []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, id := range ids {
+		if len(r.ids) >= maxReleased {
+			return
+		}
+		r.ids[id] = struct{}{}
+	}
+}
+
+func (r *releaseSet) has(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.ids[id]
+	return ok
+}
+
+func (r *releaseSet) drop(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.ids, id)
+}
 
 // hold takes message id's in-process guard, then its storage lock
 // (waiting up to 10 s for it), so that no worker of any instance holds the

@@ -70,6 +70,8 @@ type Agent struct {
 	logger        *zap.Logger
 	acks          *outbox.Deliverer
 	ownAcks       bool
+	// unhandle withdraws the agent's ack functions from acks (Close).
+	unhandle func()
 	// background problem reports, waited for by Close
 	wg sync.WaitGroup
 }
@@ -94,7 +96,7 @@ func NewAgent(svc *Service, cfg AgentConfig) *Agent {
 		a.acks = NewAckDeliverer(svc.storage, cfg.Logger, nil)
 		a.ownAcks = true
 	}
-	a.acks.Handle(AckKind, a.deliverAck, a.ackResult)
+	a.unhandle = a.acks.Handle(AckKind, a.deliverAck, a.ackResult)
 	if a.ownAcks {
 		a.acks.Start()
 	}
@@ -104,9 +106,13 @@ func NewAgent(svc *Service, cfg AgentConfig) *Agent {
 // Service returns the records side.
 func (a *Agent) Service() *Service { return a.svc }
 
-// Close waits for problem reports still being sent (each bounded by the
-// send timeout) and drops idle connections.
+// Close withdraws the agent's ack functions from the deliverer (a pooled
+// one then uses the previous agent's again if this one was the newest: a
+// config Caddy refused must not keep the running config's acks), waits
+// for problem reports still being sent (each bounded by the send
+// timeout) and drops idle connections.
 func (a *Agent) Close() {
+	a.unhandle()
 	a.wg.Wait()
 	if a.ownAcks {
 		a.acks.Stop()

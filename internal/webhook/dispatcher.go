@@ -65,8 +65,9 @@ type endpoint struct {
 }
 
 // Dispatcher turns state changes into webhook messages in the outbox and
-// delivers them. Make one per config with New; the deliverer (pooled
-// across configs) runs the newest one's delivery function.
+// delivers them. Make one per config with New and Close it in the
+// config's Cleanup; the deliverer (pooled across configs) runs the newest
+// open one's delivery function.
 type Dispatcher struct {
 	endpoints map[string]*endpoint // by URL
 	order     []string
@@ -75,11 +76,13 @@ type Dispatcher struct {
 	logger    *zap.Logger
 	now       func() time.Time
 	confirm   ConfirmFunc
+	unhandle  func()
 }
 
 // New prepares the endpoints of cfgs (placeholders already resolved) and
-// registers the dispatcher's delivery function with deliverer. confirm,
-// if set, is asked before each delivery whether the change happened.
+// registers the dispatcher's delivery function with deliverer, until
+// Close. confirm, if set, is asked before each delivery whether the
+// change happened.
 func New(cfgs []Config, deliverer *outbox.Deliverer, logger *zap.Logger, confirm ConfirmFunc) (*Dispatcher, error) {
 	if logger == nil {
 		logger = zap.NewNop()
@@ -117,8 +120,18 @@ func New(cfgs []Config, deliverer *outbox.Deliverer, logger *zap.Logger, confirm
 		d.endpoints[c.URL] = ep
 		d.order = append(d.order, c.URL)
 	}
-	deliverer.Handle(Kind, d.deliver, nil)
+	d.unhandle = deliverer.Handle(Kind, d.deliver, nil)
 	return d, nil
+}
+
+// Close withdraws the dispatcher's delivery function: the one registered
+// before it is used again if it was the newest (a config Caddy refused
+// after provisioning it must not take over the running config's
+// webhooks). Messages are not touched. Close may be called more than once.
+func (d *Dispatcher) Close() {
+	if d.unhandle != nil {
+		d.unhandle()
+	}
 }
 
 // messageID names the outbox message of event id for url: the same event
@@ -129,7 +142,9 @@ func messageID(eventID, url string) string {
 }
 
 // Stage writes one outbox message per endpoint that wants c's record: the
-// change's notifications are durable before the change is.
+// change's notifications are durable before the change is. They are held
+// (outbox.Outbox.Stage) until Commit releases them: another change's
+// commit does not send them, so Abort can still withdraw them.
 func (d *Dispatcher) Stage(ctx context.Context, c backend.StateChange) (backend.Staged, error) {
 	at := d.now()
 	st := &staged{d: d}
@@ -144,7 +159,7 @@ func (d *Dispatcher) Stage(ctx context.Context, c backend.StateChange) (backend.
 			return nil, err
 		}
 		id := messageID(c.ID, url)
-		if err := d.box.Enqueue(ctx, id, Kind, message{Endpoint: url, EventID: c.ID, Body: body, OrgID: c.Record.OrgID, RecordID: c.Record.ID, State: c.Record.State}); err != nil {
+		if err := d.box.Stage(ctx, id, Kind, message{Endpoint: url, EventID: c.ID, Body: body, OrgID: c.Record.OrgID, RecordID: c.Record.ID, State: c.Record.State}); err != nil {
 			st.Abort(ctx)
 			return nil, fmt.Errorf("webhook: queueing event %s: %w", c.ID, err)
 		}
@@ -158,9 +173,10 @@ type staged struct {
 	ids []string
 }
 
+// Commit releases this change's messages, and no others.
 func (s *staged) Commit() {
 	if len(s.ids) > 0 {
-		s.d.deliverer.Notify()
+		s.d.deliverer.Notify(s.ids...)
 	}
 }
 
@@ -175,7 +191,10 @@ func (s *staged) Abort(ctx context.Context) {
 
 // deliver is the outbox delivery function of kind "webhook": one signed
 // POST. 2xx is delivered; 410 Gone refuses the message for good; anything
-// else is tried again.
+// else is tried again. An endpoint this config does not know is tried
+// again too: the config that knows it may be the one running (this one is
+// being provisioned, or was refused), and a config that really dropped
+// the endpoint fails its messages after MaxAttempts.
 func (d *Dispatcher) deliver(ctx context.Context, e outbox.Entry) error {
 	var m message
 	if err := e.Decode(&m); err != nil {
@@ -183,7 +202,7 @@ func (d *Dispatcher) deliver(ctx context.Context, e outbox.Entry) error {
 	}
 	ep, ok := d.endpoints[m.Endpoint]
 	if !ok {
-		return outbox.Permanent(errors.New("the endpoint is no longer configured"))
+		return &outbox.Failure{Public: "endpoint-not-configured", Err: fmt.Errorf("no webhook %s in this config", m.Endpoint)}
 	}
 	if d.confirm != nil && m.RecordID != "" {
 		happened, err := d.confirm(ctx, m.OrgID, m.RecordID, m.State)

@@ -1,0 +1,115 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/outbox"
+)
+
+func stageAndCommit(t *testing.T, d *Dispatcher, c backend.StateChange) {
+	t.Helper()
+	st, err := d.Stage(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Commit()
+}
+
+func waitFinal(t *testing.T, results chan outbox.Status) outbox.Status {
+	t.Helper()
+	for {
+		select {
+		case s := <-results:
+			if s.State.Final() {
+				return s
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("no final outcome")
+		}
+	}
+}
+
+// A new config's dispatcher takes over the pooled deliverer; Caddy then
+// refuses that config and cleans it up (Close). The old config, still
+// running, must get its delivery function back: its webhook goes out.
+func TestClosingARefusedConfigsDispatcherRestoresTheRunningOne(t *testing.T) {
+	r := newReceiver(t, 0)
+	other := newReceiver(t, 0)
+	running, del, results := newTestDispatcher(t, t.TempDir(), Config{URL: r.srv.URL, Secret: testSecret, AllowPrivate: true})
+	refused, err := New([]Config{{URL: other.srv.URL, Secret: testSecret, AllowPrivate: true}}, del, zaptest.NewLogger(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused.Close() // Cleanup of the refused config
+	refused.Close() // tolerant: twice is harmless
+	del.Start()
+	stageAndCommit(t, running, change("ev-1", "", backend.StateRequestSent, "org-1"))
+	if s := waitFinal(t, results); s.State != outbox.StateSent {
+		t.Fatalf("status %+v", s)
+	}
+	if got := r.events(); len(got) != 1 || got[0].id != "ev-1" {
+		t.Fatalf("received %+v", got)
+	}
+}
+
+// While a new config is being provisioned, its dispatcher (the newest)
+// does not know the running config's endpoint: that is a temporary
+// failure, not a permanent one, and once the new config is refused the
+// retry reaches the endpoint.
+func TestUnknownEndpointIsRetried(t *testing.T) {
+	r := newReceiver(t, 0)
+	running, del, results := newTestDispatcher(t, t.TempDir(), Config{URL: r.srv.URL, Secret: testSecret, AllowPrivate: true})
+	provisioning, err := New(nil, del, zaptest.NewLogger(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	del.Start()
+	stageAndCommit(t, running, change("ev-1", "", backend.StateRequestSent, "org-1"))
+	select {
+	case s := <-results:
+		if s.State != outbox.StateQueued || s.LastError != "endpoint-not-configured" {
+			t.Fatalf("first attempt: %+v", s)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no attempt")
+	}
+	provisioning.Close() // refused
+	if s := waitFinal(t, results); s.State != outbox.StateSent {
+		t.Fatalf("status %+v", s)
+	}
+	if got := r.events(); len(got) != 1 || got[0].id != "ev-1" {
+		t.Fatalf("received %+v", got)
+	}
+}
+
+// One change's commit releases its own messages only: the creation event
+// of a request still running is not sent when another request commits,
+// and its Abort withdraws it.
+func TestCommitReleasesOnlyItsOwnChange(t *testing.T) {
+	r := newReceiver(t, 0)
+	d, del, results := newTestDispatcher(t, t.TempDir(), Config{URL: r.srv.URL, Secret: testSecret, AllowPrivate: true})
+	del.Start()
+	inFlight, err := d.Stage(context.Background(), change("ev-x", "", backend.StateRequestSent, "org-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stageAndCommit(t, d, change("ev-y", "", backend.StateRequestSent, "org-1"))
+	if s := waitFinal(t, results); s.State != outbox.StateSent {
+		t.Fatalf("status %+v", s)
+	}
+	del.ScanNow()
+	time.Sleep(300 * time.Millisecond)
+	inFlight.Abort(context.Background()) // the request failed
+	if _, err := del.Outbox().Status(context.Background(), messageID("ev-x", r.srv.URL)); !errors.Is(err, outbox.ErrNotFound) {
+		t.Fatalf("the aborted change's message: %v", err)
+	}
+	if got := r.events(); len(got) != 1 || got[0].id != "ev-y" {
+		t.Fatalf("received %+v", got)
+	}
+}
