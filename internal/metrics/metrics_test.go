@@ -19,6 +19,12 @@ func TestCallPath(t *testing.T) {
 		{"/multi-tenancy/proofs/abc1/accept-presentation/tenant-7", "/multi-tenancy/proofs/{id}/accept-presentation/{id}"},
 		{"/multitenancy/wallet/" + strings.Repeat("w", 50) + "/token", "/multitenancy/wallet/{id}/token"},
 		{"", ""}, {"/", "/"}, {"/didcomm/proofs/", "/didcomm/proofs/"}, {"//x1//", "//{id}//"},
+		// Ids without a digit: a UUID of the letters a–f (a caller's
+		// record id), an upper-case or escaped registry id.
+		{"/didcomm/proofs/bbbbbbbb-cccc-dddd-eeee-ffffffffffff", "/didcomm/proofs/{id}"},
+		{"/didcomm/proofs/abcdefab-cdef-abcd-efab-cdefabcdefab/accept-presentation", "/didcomm/proofs/{id}/accept-presentation"},
+		{"/anoncreds/schemas/Schema", "/anoncreds/schemas/{id}"},
+		{"/anoncreds/schemas/did:web:example.com", "/anoncreds/schemas/{id}"},
 	} {
 		if got := CallPath(tc.in); got != tc.want {
 			t.Errorf("CallPath(%q) = %q, want %q", tc.in, got, tc.want)

@@ -212,8 +212,12 @@ func agentCallObserver(agent, method, path, outcome string) prometheus.Observer 
 }
 
 // CallPath replaces the segments of an agent path that name things (ids,
-// tenants: anything with a digit, or longer than 40 bytes) with {id}, so
-// the label stays bounded: /present-proof-2.0/records/{id}/verify-presentation.
+// tenants, registry ids) with {id}, so the label stays bounded:
+// /present-proof-2.0/records/{id}/verify-presentation. A segment is kept
+// only when it is a word of the agents' APIs: lowercase letters and
+// hyphens, at most 40 bytes, not shaped like a UUID (one of letters a–f
+// alone has no digit), or one of the few API words with digits. Ids come
+// from callers and provers, so anything else is one.
 func CallPath(path string) string {
 	return string(appendCallPath(make([]byte, 0, len(path)+8), path))
 }
@@ -225,16 +229,33 @@ func appendCallPath(dst []byte, path string) []byte {
 		if i > 0 {
 			dst = append(dst, '/')
 		}
-		if len(seg) > 40 || (strings.ContainsAny(seg, "0123456789") && !knownSegment(seg)) {
-			dst = append(dst, "{id}"...)
-		} else {
+		if apiWord(seg) {
 			dst = append(dst, seg...)
+		} else {
+			dst = append(dst, "{id}"...)
 		}
 		if !more {
 			return dst
 		}
 		path = rest
 	}
+}
+
+// apiWord reports whether a path segment is a word of an agent's API
+// rather than a name of something.
+func apiWord(seg string) bool {
+	if knownSegment(seg) || seg == "" {
+		return true
+	}
+	if len(seg) > 40 || len(seg) == 36 && seg[8] == '-' && seg[13] == '-' && seg[18] == '-' && seg[23] == '-' {
+		return false
+	}
+	for i := 0; i < len(seg); i++ {
+		if c := seg[i]; (c < 'a' || c > 'z') && c != '-' {
+			return false
+		}
+	}
+	return true
 }
 
 // knownSegment: path segments of the agents' APIs that contain digits.
