@@ -34,7 +34,7 @@ func TestAnonCredsRegistryJSON(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			set, err := l.verifiers()
+			set, err := l.verifiers(nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -167,7 +167,7 @@ func (l *Local) Provision(ctx caddy.Context) error {
 		storage = ctx.Storage()
 	}
 
-	verifiers, err := l.verifiers()
+	verifiers, err := l.verifiers(ctx.Logger())
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,10 @@ import (
 	"testing"
 
 	"github.com/caddyserver/caddy/v2"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/proofgate/proofgate/internal/anoncreds/registry"
 	"github.com/proofgate/proofgate/internal/verify/w3c"
 )
 
@@ -25,7 +28,7 @@ func TestVerificationOptionsJSON(t *testing.T) {
 	if err := l.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	set, err := l.verifiers()
+	set, err := l.verifiers(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,4 +84,24 @@ func TestProvisionBuildsVerifier(t *testing.T) {
 func mustQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// A credential of an anoncreds_registry source written in plain text in
+// the config is warned about at load, as every other secret is; one given
+// as a placeholder, and headers that carry none, are not.
+func TestRegistrySecretsWarnedWhenLiteral(t *testing.T) {
+	core, logs := observer.New(zap.WarnLevel)
+	warnLiteralRegistrySecrets(zap.New(core), &registry.Config{Sources: []registry.SourceConfig{
+		{Type: "agent", Agent: "credo", URL: "http://127.0.0.1:8001", Token: "registry-token-in-clear"},
+		{Type: "agent", Agent: "acapy", URL: "http://127.0.0.1:8021", APIKey: "{env.ACAPY_KEY}"},
+		{Type: "http", URL: "https://r.example/{id}", Header: map[string]string{"Authorization": "Bearer abc", "Accept": "application/json"}},
+	}})
+	var got []string
+	for _, e := range logs.All() {
+		got = append(got, e.ContextMap()["secret"].(string))
+	}
+	want := []string{"anoncreds_registry source 1 token", "anoncreds_registry source 3 header Authorization"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("warned about %q, want %q", got, want)
+	}
 }
