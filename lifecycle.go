@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -16,6 +15,7 @@ import (
 	"github.com/proofgate/proofgate/handlers"
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/outbox"
+	"github.com/proofgate/proofgate/internal/secret"
 	"github.com/proofgate/proofgate/internal/store"
 	"github.com/proofgate/proofgate/internal/sweeper"
 	"github.com/proofgate/proofgate/internal/webhook"
@@ -49,10 +49,7 @@ func (h *Handler) provisionChanges(ctx caddy.Context, storage certmagic.Storage,
 			h.logger.Info("webhook disabled: its url is empty", zap.Int("webhook", i))
 			continue
 		}
-		if !strings.Contains(c.Secret, "{") {
-			h.logger.Warn("a webhook secret is written in the config: use {env.*} or {file.*} so it stays out of the config dump and the admin API",
-				zap.String("webhook", c.URL))
-		}
+		secret.WarnLiteral(h.logger, "webhook secret of "+c.URL, c.Secret)
 		if c.Secret, err = repl.ReplaceOrErr(c.Secret, true, true); err != nil {
 			return fmt.Errorf("webhook %s: secret: %v", c.URL, err)
 		}
