@@ -261,13 +261,17 @@ func (h *Handler) Validate() error {
 	if rl := h.RequestLog; rl != nil && rl.Sampling != nil {
 		if s := rl.Sampling; s.Interval < 0 || s.First < 0 || s.Thereafter < 0 {
 			return fmt.Errorf("proofgate: request_log sampling: interval, first and thereafter must not be negative")
+		} else if s.First == 0 && s.Thereafter == 0 {
+			// It would keep no line: a sampling block without numbers
+			// must not silence the log unnoticed.
+			return fmt.Errorf("proofgate: request_log sampling: set first or thereafter (e.g. first 10, thereafter 100); to silence the request log, exclude its logger: log default { exclude http.handlers.proofgate.%s }", RequestLoggerName)
 		}
 	}
 	if h.MaxBodySize < 0 {
 		return fmt.Errorf("proofgate: max_body_size must be positive")
 	}
-	if h.MaxRecipients < 0 {
-		return fmt.Errorf("proofgate: max_recipients must be positive")
+	if h.MaxRecipients < 0 || h.MaxRecipients > validate.MaxRecipientsLimit {
+		return fmt.Errorf("proofgate: max_recipients must be from 1 to %d", validate.MaxRecipientsLimit)
 	}
 	if h.IdempotencyTTL < 0 {
 		return fmt.Errorf("proofgate: idempotency_ttl must be positive")

@@ -48,6 +48,7 @@ import (
 	"github.com/proofgate/proofgate/internal/auth/apikey"
 	"github.com/proofgate/proofgate/internal/config"
 	"github.com/proofgate/proofgate/internal/mail"
+	"github.com/proofgate/proofgate/internal/validate"
 	"github.com/proofgate/proofgate/internal/webhook"
 )
 
@@ -163,8 +164,8 @@ func Parse(d *caddyfile.Dispenser, c *config.Config) error {
 				return err
 			}
 			n, err := strconv.Atoi(v)
-			if err != nil || n <= 0 || n > 1000 {
-				return d.Errf("max_recipients: %q is not a number from 1 to 1000", v)
+			if err != nil || n <= 0 || n > validate.MaxRecipientsLimit {
+				return d.Errf("max_recipients: %q is not a number from 1 to %d", v, validate.MaxRecipientsLimit)
 			}
 			c.MaxRecipients = n
 		case "request_log":

@@ -1,12 +1,14 @@
 package integration
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/proofgate/proofgate/internal/backend"
@@ -129,4 +131,51 @@ func TestLoadRefusedWithPlaintextMailToRemoteServer(t *testing.T) {
 	}
 }
 `, "caddyfile", "email: tls none: only allowed for a server on a loopback address")
+}
+
+// A request_log sampling block without numbers would keep no line: it is
+// refused, naming how to silence the log on purpose.
+func TestLoadRefusedWithSamplingThatKeepsNothing(t *testing.T) {
+	assertLoadError(t, globalOptions(t.TempDir())+`
+`+base+` {
+	proofgate {
+		backend local local {
+			public_url `+base+`
+		}
+		auth {
+			api_key `+keyA+` org `+orgA+`
+		}
+		request_log {
+			sampling {
+				interval 1s
+			}
+		}
+	}
+}
+`, "caddyfile", "exclude http.handlers.proofgate.requests")
+}
+
+// The JSON config is held to the Caddyfile's bound on max_recipients.
+func TestLoadRefusedWithTooManyRecipients(t *testing.T) {
+	src := globalOptions(t.TempDir()) + `
+` + base + ` {
+	proofgate {
+		backend local local {
+			public_url ` + base + `
+		}
+		max_recipients 1000
+		auth {
+			api_key ` + keyA + ` org ` + orgA + `
+		}
+	}
+}
+`
+	cfg, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(cfg, []byte(`"max_recipients":1000`)) {
+		t.Fatalf("adapted config without max_recipients: %s", cfg)
+	}
+	assertLoadError(t, string(bytes.Replace(cfg, []byte(`"max_recipients":1000`), []byte(`"max_recipients":1000000`), 1)), "json", "max_recipients must be from 1 to 1000")
 }

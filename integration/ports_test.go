@@ -85,7 +85,11 @@ func assertLoadError(t *testing.T, config, adapter, want string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "text/"+adapter)
+	if adapter == "json" {
+		req.Header.Set("Content-Type", "application/json")
+	} else {
+		req.Header.Set("Content-Type", "text/"+adapter)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatalf("loading the config: %v", err)

@@ -20,6 +20,9 @@ const (
 	InputDescriptorsStrict = "strict"
 
 	DefaultMaxRecipients = 10
+	// MaxRecipientsLimit is the largest max_recipients a config may set:
+	// each recipient is a proof request and a mail.
+	MaxRecipientsLimit = 1000
 )
 
 // Options tune the checks. The zero value is the default behaviour.
