@@ -1,7 +1,12 @@
 package proofgate
 
 import (
+	"slices"
+
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/proofgate/proofgate/internal/metrics"
+	"github.com/proofgate/proofgate/internal/upstream/agent"
 )
 
 // opGetRecord is the metrics label of GET /proofs/{id}.
@@ -31,4 +36,13 @@ var lifecycleMetrics = struct {
 
 func lifecycleCollectors() []prometheus.Collector {
 	return []prometheus.Collector{lifecycleMetrics.changes, lifecycleMetrics.events, lifecycleMetrics.swept}
+}
+
+// MetricNames returns the name of every metric proofgate exports, wherever
+// it is registered: for the checks of the example dashboard and alert
+// rules (observability/), which must show and may use only these.
+func MetricNames() []string {
+	names := append(metrics.Names(), metrics.NamesOf(append(lifecycleCollectors(), agent.Collectors()...)...)...)
+	slices.Sort(names)
+	return names
 }

@@ -17,7 +17,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/proofgate/proofgate/internal/metrics"
+	"github.com/proofgate/proofgate"
 )
 
 const (
@@ -32,7 +32,7 @@ var metricRE = regexp.MustCompile(`\bcaddy_proofgate_[a-z_]+`)
 // exported (histograms' _bucket, _count and _sum series included).
 func checkMetrics(t *testing.T, where, expr string) {
 	t.Helper()
-	names := metrics.Names()
+	names := proofgate.MetricNames()
 	for _, m := range metricRE.FindAllString(expr, -1) {
 		base := m
 		for _, suffix := range []string{"_bucket", "_count", "_sum"} {
@@ -194,7 +194,7 @@ func TestDashboard(t *testing.T) {
 		}
 	}
 	// Every metric is on the dashboard.
-	for _, name := range metrics.Names() {
+	for _, name := range proofgate.MetricNames() {
 		if !used[name] && name != "caddy_proofgate_mail_attempts_total" { // kept for older dashboards
 			t.Errorf("the dashboard does not show %s", name)
 		}

@@ -91,12 +91,16 @@ func collectors() []prometheus.Collector {
 	}
 }
 
-// Names returns the name of every metric proofgate exports, for the checks
+// Names returns the name of every metric of this package (the root
+// package's MetricNames adds those registered elsewhere), for the checks
 // of the dashboards and alert rules that use them.
-func Names() []string {
+func Names() []string { return NamesOf(collectors()...) }
+
+// NamesOf returns the sorted names of the metrics cs describe.
+func NamesOf(cs ...prometheus.Collector) []string {
 	ch := make(chan *prometheus.Desc, 64)
 	go func() {
-		for _, c := range collectors() {
+		for _, c := range cs {
 			c.Describe(ch)
 		}
 		close(ch)

@@ -74,6 +74,9 @@ var orphanGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 	Help:      "Proof requests an upstream agent may hold that no client has the invitation for (a create timed out or lost its answer), by agent, as of the last sweep.",
 }, []string{"agent"})
 
+// Collectors are this package's metrics.
+func Collectors() []prometheus.Collector { return []prometheus.Collector{orphanGauge} }
+
 // RegisterMetrics registers the orphan gauge with reg (nil: none).
 func RegisterMetrics(reg *prometheus.Registry) error {
 	if reg == nil {
