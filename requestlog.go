@@ -2,7 +2,6 @@ package proofgate
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -10,6 +9,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/proofgate/proofgate/handlers"
+	"github.com/proofgate/proofgate/internal/redact"
 	"github.com/proofgate/proofgate/internal/validate"
 )
 
@@ -106,13 +106,7 @@ func requestID(r *http.Request) string {
 
 // RedactEmail hides the local part of an e-mail address: "***@example.com".
 // Anything without an @ is returned as is.
-func RedactEmail(s string) string {
-	at := strings.LastIndexByte(s, '@')
-	if at < 0 {
-		return s
-	}
-	return "***" + s[at:]
-}
+func RedactEmail(s string) string { return redact.Email(s) }
 
 func redactEmails(addrs []string) []string {
 	out := make([]string, len(addrs))

@@ -42,7 +42,9 @@ func (g *Gateway) ResolveShortURL(w http.ResponseWriter, r *http.Request, id str
 		info, err := parseInvitation(short.Invitation)
 		if err != nil {
 			// Stored by us; a record made by an agent we could not read.
-			g.Logger.Warn("short URL holds no readable invitation", zap.String("id", id))
+			// Not named by its id, which opens the invitation; the
+			// request log's line of this request says which request.
+			g.Logger.Warn("short URL holds no readable invitation", zap.Error(err))
 		} else if short.State != "" && g.invitationClosed(w, r, info.ID, short.State, nil, false) {
 			return
 		}

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/proofgate/proofgate/internal/outbox"
+	"github.com/proofgate/proofgate/internal/redact"
 )
 
 // Interface guard: a Deliverer can be a caddy.UsagePool value.
@@ -122,7 +123,8 @@ func (d *Deliverer) deliver(_ context.Context, e outbox.Entry) error {
 		zap.String("proof_record_id", m.ProofRecordID),
 		zap.Int("attempt", e.Attempt))
 	if c := d.logger.Check(zap.DebugLevel, "email: recipient"); c != nil {
-		c.Write(zap.String("message_id", e.ID), zap.String("to", m.To))
+		// The domain only: an address is personal data, and logs travel.
+		c.Write(zap.String("message_id", e.ID), zap.String("to", redact.Email(m.To)))
 	}
 	if aerr := d.attempt(m); aerr != nil {
 		return &outbox.Failure{Permanent: aerr.permanent, Public: aerr.text, Err: aerr.err}
