@@ -48,8 +48,6 @@ func TestMoveInTheBatchOfAWrite(t *testing.T) {
 // The same through the public calls: a Put queued behind a batch in
 // flight meets the move of the real compaction in the next batch.
 func TestPutDuringCompaction(t *testing.T) {
-	orig := appendBatch
-	defer func() { appendBatch = orig }()
 	l := open(t, t.TempDir())
 	id, other := uuid.New(), uuid.New()
 	if err := l.Put(id, doc(id, "request-sent")); err != nil {
@@ -59,16 +57,7 @@ func TestPutDuringCompaction(t *testing.T) {
 	l.cur = nil // its file is finished, as the scrub or segmentMax does
 	l.mu.Unlock()
 
-	gate, entered := make(chan struct{}), make(chan struct{})
-	first := true
-	appendBatch = func(w *diskfile.Prefilled, b []byte) error {
-		if first {
-			first = false
-			close(entered)
-			<-gate
-		}
-		return orig(w, b)
-	}
+	entered, gate := holdFirstAppend(t)
 	errs := make(chan error, 2)
 	go func() { errs <- l.Put(other, doc(other, "x")) }() // the batch in flight
 	<-entered
@@ -99,8 +88,8 @@ func TestPutDuringCompaction(t *testing.T) {
 // was in memory would remove the file with the deletion, and the older
 // file's version of the record would come back at the next start.
 func TestScrubSparesTheFileBeingWritten(t *testing.T) {
-	origAppend, origScrub, origMax := appendBatch, scrubAfter, segmentMax
-	defer func() { appendBatch, scrubAfter, segmentMax = origAppend, origScrub, origMax }()
+	origScrub, origMax := scrubAfter, segmentMax
+	defer func() { scrubAfter, segmentMax = origScrub, origMax }()
 	scrubAfter = 40 * time.Millisecond // the scrub ticks every 5 ms
 	segmentMax = 16 << 10              // "small" is under 1 KiB
 
@@ -134,16 +123,7 @@ func TestScrubSparesTheFileBeingWritten(t *testing.T) {
 		}
 	}
 
-	gate, entered := make(chan struct{}), make(chan struct{})
-	first := true
-	appendBatch = func(w *diskfile.Prefilled, b []byte) error {
-		if first {
-			first = false
-			close(entered)
-			<-gate
-		}
-		return origAppend(w, b)
-	}
+	entered, gate := holdFirstAppend(t)
 	errc := make(chan error, 1)
 	go func() { errc <- l.Delete(x) }() // its batch goes to file 2
 	<-entered
@@ -187,4 +167,23 @@ func TestPutAfterDelete(t *testing.T) {
 	if got := mustGet(t, open(t, dir), id); !bytes.Equal(got, doc(id, "again")) {
 		t.Errorf("read back: %s", got)
 	}
+}
+
+// holdFirstAppend makes the next batch's write wait, once it has begun
+// (entered closed), until gate is closed; the test's end restores the
+// writes.
+func holdFirstAppend(t *testing.T) (entered, gate chan struct{}) {
+	orig := appendBatch
+	t.Cleanup(func() { appendBatch = orig })
+	entered, gate = make(chan struct{}), make(chan struct{})
+	first := true
+	appendBatch = func(w *diskfile.Prefilled, b []byte) error {
+		if first {
+			first = false
+			close(entered)
+			<-gate
+		}
+		return orig(w, b)
+	}
+	return entered, gate
 }

@@ -1,12 +1,7 @@
 package credo
 
 import (
-	"bytes"
 	"context"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
@@ -21,29 +16,8 @@ func TestCallerGoneDuringCreate(t *testing.T) {
 	opts := openapitest.CredoOptions{Tenants: []string{"tenant-a"}}
 	fake := openapitest.NewCredo(t, opts)
 	ctx, cancel := context.WithCancel(context.Background())
-	// In front of the agent: the caller leaves once the create is in.
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		req, _ := http.NewRequestWithContext(context.Background(), r.Method, fake.URL+r.URL.RequestURI(), bytes.NewReader(body))
-		req.Header = r.Header.Clone()
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			w.WriteHeader(http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		if strings.HasSuffix(r.URL.Path, "/create-request-oob") {
-			cancel()
-			time.Sleep(100 * time.Millisecond)
-		}
-		for k, v := range resp.Header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(resp.StatusCode)
-		_, _ = io.Copy(w, resp.Body)
-	}))
-	t.Cleanup(proxy.Close)
-	b := newBackend(t, fake, opts, func(b *Backend) { b.URL = proxy.URL })
+	proxy := openapitest.CallerGoneProxy(t, fake.URL, "/create-request-oob", cancel)
+	b := newBackend(t, fake, opts, func(b *Backend) { b.URL = proxy })
 	org := backend.Org{ID: "org-a", Tenant: "tenant-a"}
 	if _, err := b.SendOutOfBandRequest(ctx, org, indyRequest()); err == nil {
 		t.Fatal("the create succeeded for a caller that went away")
