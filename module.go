@@ -285,6 +285,14 @@ func (h *Handler) Validate() error {
 // ServeHTTP serves proofgate's routes and passes everything else on.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	route, param := h.match(r.URL.Path)
+	if route == routeDIDComm && r.Method != http.MethodPost {
+		// A DIDComm endpoint at a public URL's own path (didcomm_endpoint
+		// equal to public_url) takes only its POSTs: the invitation links
+		// and the site's own pages there are not DIDComm's.
+		if _, shared := h.invitationLinks[param]; shared {
+			route = routeNone
+		}
+	}
 	if route == routeNone && h.invitationLinks != nil && h.isInvitationLink(r) {
 		route, param = routeInvitationPage, r.URL.Path
 	}
