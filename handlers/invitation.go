@@ -58,10 +58,7 @@ func parseInvitation(raw []byte) (invitationInfo, error) {
 	if len(inv.Requests) > 0 {
 		msg := []byte(inv.Requests[0].Data.JSON)
 		if b64 := inv.Requests[0].Data.Base64; b64 != "" {
-			msg, _ = base64.StdEncoding.DecodeString(b64)
-			if msg == nil {
-				msg, _ = base64.RawURLEncoding.DecodeString(strings.TrimRight(b64, "="))
-			}
+			msg = decodeAttachment(b64)
 		}
 		var req struct {
 			Comment string `json:"comment"`
@@ -71,6 +68,20 @@ func parseInvitation(raw []byte) (invitationInfo, error) {
 		}
 	}
 	return info, nil
+}
+
+// decodeAttachment decodes an attachment's data.base64: standard base64
+// as RFC 0017 writes it, else base64url or unpadded standard base64, as
+// some agents write it; nil when it is none of them.
+func decodeAttachment(b64 string) []byte {
+	if b, err := base64.StdEncoding.DecodeString(b64); err == nil {
+		return b
+	}
+	b, err := decodeOOBParam(b64)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // isOOBInvitationType accepts the out-of-band invitation types of RFC 0434

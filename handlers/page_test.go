@@ -1,8 +1,10 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,13 +15,17 @@ import (
 	"github.com/proofgate/proofgate/internal/backend"
 )
 
-type fakeStates map[string]string
+// fakeRecord is what fakeStates holds of a record: its state and its
+// invitation.
+type fakeRecord struct{ state, invitation string }
 
-func (f fakeStates) InvitationState(_ context.Context, id string) (string, error) {
-	if s, ok := f[id]; ok {
-		return s, nil
+type fakeStates map[string]fakeRecord
+
+func (f fakeStates) InvitationState(_ context.Context, id string) (string, json.RawMessage, error) {
+	if rec, ok := f[id]; ok {
+		return rec.state, json.RawMessage(rec.invitation), nil
 	}
-	return "", backend.ErrNotFound
+	return "", nil, backend.ErrNotFound
 }
 
 func oobParam(inv string) string { return base64.RawURLEncoding.EncodeToString([]byte(inv)) }
@@ -27,8 +33,17 @@ func oobParam(inv string) string { return base64.RawURLEncoding.EncodeToString([
 func TestServeInvitationLink(t *testing.T) {
 	const inv = `{"@type":"https://didcomm.org/out-of-band/1.1/invitation","@id":"%s","label":"Verifier <One>",
 		"requests~attach":[{"data":{"base64":"` + `eyJjb21tZW50IjoiQWdlID49IDE4In0=` + `"}}]}`
-	states := fakeStates{"waiting": backend.StateRequestSent, "answered": backend.StatePresentationReceived,
-		"done": backend.StateDone, "closed": backend.StateAbandoned}
+	states := fakeStates{}
+	for id, state := range map[string]string{"waiting": backend.StateRequestSent, "answered": backend.StatePresentationReceived,
+		"done": backend.StateDone, "closed": backend.StateAbandoned} {
+		states[id] = fakeRecord{state, strings.Replace(inv, "%s", id, 1)}
+	}
+	// The record's storage escapes what the long URL does not ("<").
+	var escaped bytes.Buffer
+	json.HTMLEscape(&escaped, []byte(strings.Replace(inv, "%s", "stored escaped", 1)))
+	states["stored escaped"] = fakeRecord{backend.StateRequestSent, escaped.String()}
+	// forged is the @id of a waiting record in an invitation of another's.
+	forged := strings.Replace(strings.Replace(inv, "%s", "waiting", 1), "Verifier <One>", "Your Bank", 1)
 	g := &Gateway{Logger: zap.NewNop()}
 	for _, tc := range []struct {
 		name, oob, accept string
@@ -37,12 +52,15 @@ func TestServeInvitationLink(t *testing.T) {
 	}{
 		{"waiting", oobParam(strings.Replace(inv, "%s", "waiting", 1)), "text/html", 200, "Age &gt;= 18"},
 		{"label escaped", oobParam(strings.Replace(inv, "%s", "waiting", 1)), "text/html", 200, "Verifier &lt;One&gt;"},
+		{"stored with JSON's HTML escapes", oobParam(strings.Replace(inv, "%s", "stored escaped", 1)), "text/html", 200, "Verifier &lt;One&gt;"},
 		{"json", oobParam(strings.Replace(inv, "%s", "waiting", 1)), "application/json", 200, `"label":"Verifier <One>"`},
 		{"padded std base64", base64.StdEncoding.EncodeToString([]byte(strings.Replace(inv, "%s", "waiting", 1))), "text/html", 200, "Age &gt;= 18"},
 		{"answered", oobParam(strings.Replace(inv, "%s", "answered", 1)), "text/html", 410, "already been answered"},
 		{"done", oobParam(strings.Replace(inv, "%s", "done", 1)), "text/html", 410, "already been answered"},
 		{"closed", oobParam(strings.Replace(inv, "%s", "closed", 1)), "text/html", 410, "closed"},
 		{"unknown", oobParam(strings.Replace(inv, "%s", "other", 1)), "text/html", 404, "unknown or has expired"},
+		{"not the record's invitation", oobParam(forged), "text/html", 404, "unknown or has expired"},
+		{"not the record's invitation json", oobParam(forged), "application/json", 404, `"statusCode":404`},
 		{"unknown json", oobParam(strings.Replace(inv, "%s", "other", 1)), "application/json", 404, `"statusCode":404`},
 		{"damaged", "eyJAdHlwZ", "text/html", 400, "incomplete or damaged"},
 		{"damaged json", "!!", "application/json", 400, `oob: not an out-of-band invitation`},

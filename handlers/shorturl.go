@@ -1,8 +1,10 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -21,7 +23,7 @@ import (
 //     for clients that follow redirects and read the URL).
 func (g *Gateway) ResolveShortURL(w http.ResponseWriter, r *http.Request, id string) {
 	accept := r.Header.Get("Accept")
-	short, err := g.resolveShortURL(r.Context(), id)
+	short, stored, err := g.resolveShortURL(r.Context(), id)
 	if errors.Is(err, backend.ErrNotFound) {
 		if !wantsJSON(accept) && wantsHTML(accept) {
 			writeProblemPage(w, r, http.StatusNotFound, "Invitation not found",
@@ -45,8 +47,14 @@ func (g *Gateway) ResolveShortURL(w http.ResponseWriter, r *http.Request, id str
 			// Not named by its id, which opens the invitation; the
 			// request log's line of this request says which request.
 			g.Logger.Warn("short URL holds no readable invitation", zap.Error(err))
-		} else if short.State != "" && g.invitationClosed(w, r, info.ID, short.State, nil, false) {
-			return
+		} else {
+			state, err := short.State, error(nil)
+			if stored {
+				state, err = g.storedShortURLState(r.Context(), info.ID, short.Invitation)
+			}
+			if (state != "" || err != nil) && g.invitationClosed(w, r, info.ID, state, err, false) {
+				return
+			}
 		}
 		writeInvitationPage(w, r, g.ShortURLBase+id, short.LongURL, short.Invitation, info)
 	default:
@@ -61,35 +69,95 @@ func (g *Gateway) ResolveShortURL(w http.ResponseWriter, r *http.Request, id str
 // (backend.ShortURLKeeper, which refuses the stored short URLs' ids,
 // of another length, without I/O), else among the stored short URLs.
 // backend.ErrNotFound when neither has it live. A keeper's answer
-// carries its record's state, read with it.
-func (g *Gateway) resolveShortURL(ctx context.Context, id string) (backend.ShortURL, error) {
+// carries its record's state, read with it; stored says the short URL is
+// a document of its own, whose answer carries no state
+// (storedShortURLState finds it).
+func (g *Gateway) resolveShortURL(ctx context.Context, id string) (short backend.ShortURL, stored bool, err error) {
 	for _, b := range g.Backends.All() {
 		if k, ok := b.(backend.ShortURLKeeper); ok {
 			short, err := k.ResolveShortURL(ctx, id)
 			if !errors.Is(err, backend.ErrNotFound) {
-				return short, err
+				return short, false, err
 			}
 		}
 	}
 	e, err := g.ShortURLs.Resolve(ctx, id)
 	if errors.Is(err, shorturl.ErrNotFound) {
-		return backend.ShortURL{}, backend.ErrNotFound
+		return backend.ShortURL{}, false, backend.ErrNotFound
 	}
-	return backend.ShortURL{Invitation: e.Invitation, LongURL: e.LongURL}, err
+	return backend.ShortURL{Invitation: e.Invitation, LongURL: e.LongURL}, true, err
+}
+
+// storedShortURLState is the state of the record behind the invitation of
+// a short URL stored as a document of its own (internal/shorturl), as
+// earlier versions stored the local verifier's too: the backends that
+// tell their invitations' state (InvitationStater) are asked, and the
+// first whose record holds that very invitation answers. "" when none
+// does: an agent's invitation, whose state is not known here (nor that of
+// a local record since deleted), is shown as before. A failed lookup is
+// returned, for the page to be shown all the same (invitationClosed).
+func (g *Gateway) storedShortURLState(ctx context.Context, invitationID string, invitation []byte) (string, error) {
+	for _, b := range g.Backends.All() {
+		states, ok := b.(InvitationStater)
+		if !ok {
+			continue
+		}
+		state, err := invitationState(ctx, states, invitationID, invitation)
+		if !errors.Is(err, backend.ErrNotFound) {
+			return state, err
+		}
+	}
+	return "", nil
 }
 
 // InvitationStater tells the state of the proof record behind an
 // invitation the local verifier made (backend.ErrNotFound when there is
-// none), so the page of a used or deleted invitation can say so.
+// none), so the page of a used, expired or deleted invitation can say so,
+// and the invitation JSON the record holds, so that only that invitation
+// is shown under the verifier's name: the @id is derived from the record
+// id by a public mask, and anyone with a record id could put it in an
+// invitation of their own. The state is the one the page shows: a record
+// whose invitation expired is abandoned.
 type InvitationStater interface {
-	InvitationState(ctx context.Context, invitationID string) (string, error)
+	InvitationState(ctx context.Context, invitationID string) (state string, invitation json.RawMessage, err error)
+}
+
+// invitationState asks states about the invitation with the id
+// invitationID, whose JSON is invitation: backend.ErrNotFound, as for an
+// unknown invitation, unless the record behind it holds that invitation
+// (sameInvitation).
+func invitationState(ctx context.Context, states InvitationStater, invitationID string, invitation []byte) (string, error) {
+	state, stored, err := states.InvitationState(ctx, invitationID)
+	if err != nil {
+		return "", err
+	}
+	if !sameInvitation(invitation, stored) {
+		return "", backend.ErrNotFound
+	}
+	return state, nil
+}
+
+// sameInvitation reports whether a link's invitation is the one a record
+// holds: byte for byte, proofgate having written both, but for the
+// escapes of <, >, & and U+2028/U+2029 in JSON strings, which the
+// record's storage writes (as json.Marshal does) and the long URL does
+// not. Invitations equal so read as the same JSON, token for token.
+func sameInvitation(link, stored []byte) bool {
+	if bytes.Equal(link, stored) {
+		return true
+	}
+	var a, b bytes.Buffer
+	json.HTMLEscape(&a, link)
+	json.HTMLEscape(&b, stored)
+	return bytes.Equal(a.Bytes(), b.Bytes())
 }
 
 // ServeInvitationLink serves GET <public_url>?oob=…, the long invitation
 // URL, when a browser opens it: the invitation page (or JSON, to clients
 // that ask for it). The invitation is in the URL itself; base is the
 // public URL it was made for; states, when not nil, tells whether its
-// record is still waiting for an answer.
+// record is still waiting for an answer, and an invitation that is not
+// the one its record holds is answered as an unknown one (404).
 func (g *Gateway) ServeInvitationLink(w http.ResponseWriter, r *http.Request, base string, states InvitationStater) {
 	accept := r.Header.Get("Accept")
 	asJSON := wantsJSON(accept)
@@ -108,7 +176,7 @@ func (g *Gateway) ServeInvitationLink(w http.ResponseWriter, r *http.Request, ba
 		return
 	}
 	if states != nil {
-		state, err := states.InvitationState(r.Context(), info.ID)
+		state, err := invitationState(r.Context(), states, info.ID, invitation)
 		if g.invitationClosed(w, r, info.ID, state, err, asJSON) {
 			return
 		}

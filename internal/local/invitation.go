@@ -2,23 +2,16 @@ package local
 
 import (
 	"context"
-
-	"github.com/proofgate/proofgate/internal/backend"
-	"github.com/proofgate/proofgate/internal/proofs"
+	"encoding/json"
 )
 
 // InvitationState returns the state of the record whose invitation has
-// the id invitationID (every id is derived from the record id), or
-// backend.ErrNotFound: the invitation page says when a link was already
-// answered, closed, or is not this verifier's.
-func (l *Local) InvitationState(ctx context.Context, invitationID string) (string, error) {
-	id, ok := proofs.ParseID(invitationID)
-	if !ok {
-		return "", backend.ErrNotFound
-	}
-	rec, err := l.svc.LoadRecord(ctx, proofs.RecordIDForInvitation(id).String())
-	if err != nil {
-		return "", err
-	}
-	return rec.State, nil
+// the id invitationID (every id is derived from the record id), as the
+// invitation's page shows it (abandoned once the invitation expired,
+// before the sweeper closes the record), and the invitation JSON the
+// record holds; or backend.ErrNotFound: the invitation page says when a
+// link was already answered, closed, or is not this verifier's, and shows
+// only the invitation the record holds.
+func (l *Local) InvitationState(ctx context.Context, invitationID string) (string, json.RawMessage, error) {
+	return l.svc.InvitationState(ctx, invitationID)
 }

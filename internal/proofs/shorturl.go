@@ -64,7 +64,8 @@ func (s *Service) shortURLCipher(ctx context.Context, create bool) (cipher.Block
 // a short-URL id Create made (ShortURLID): backend.ErrNotFound for an id of another
 // length (without reading storage), one that does not decrypt to a
 // record id, an unknown record, a record made without a short URL, and a
-// short URL past its expiry.
+// short URL past its expiry. The state is the one the invitation's page
+// shows (pageState): abandoned once the invitation expired.
 func (s *Service) ResolveShortURL(ctx context.Context, id string) (backend.ShortURL, error) {
 	if len(id) != ShortURLIDLen {
 		return backend.ShortURL{}, backend.ErrNotFound
@@ -91,14 +92,50 @@ func (s *Service) ResolveShortURL(ctx context.Context, id string) (backend.Short
 	if !s.cfg.Now().Before(expires) {
 		return backend.ShortURL{}, backend.ErrNotFound
 	}
-	return backend.ShortURL{Invitation: doc.Invitation, LongURL: doc.InvitationURL, State: doc.Record.State}, nil
+	return backend.ShortURL{Invitation: doc.Invitation, LongURL: doc.InvitationURL, State: s.pageState(&doc)}, nil
 }
 
-// shortURLFields are what resolving a short URL reads of a record.
+// InvitationState returns what the page of an invitation this verifier
+// made, found by its @id, shows: the state of its record (pageState) and
+// the invitation JSON the record holds, to which the page compares the
+// one it was given; backend.ErrNotFound for an id no record of which
+// could have made, or whose record is gone. It reads of the record only
+// what a short URL reads (shortURLView).
+func (s *Service) InvitationState(ctx context.Context, invitationID string) (string, json.RawMessage, error) {
+	inv, ok := ParseID(invitationID)
+	if !ok {
+		return "", nil, backend.ErrNotFound
+	}
+	recordID := RecordIDForInvitation(inv)
+	if _, ok := ParseID(recordID.String()); !ok {
+		return "", nil, backend.ErrNotFound
+	}
+	doc, err := s.shortURLView(ctx, recordID)
+	if err != nil {
+		return "", nil, err
+	}
+	return s.pageState(&doc), doc.Invitation, nil
+}
+
+// pageState is the state an invitation's page shows of its record: the
+// record's state, but abandoned once the invitation expired
+// (InvitationTTL), as a presentation would find it (refuseExpired),
+// though the sweeper has not closed the record yet.
+func (s *Service) pageState(f *shortURLFields) string {
+	d := Doc{Record: backend.ProofRecord{State: f.Record.State, CreatedAt: f.Record.CreatedAt}}
+	if s.invitationExpired(&d, s.cfg.Now()) {
+		return backend.StateAbandoned
+	}
+	return f.Record.State
+}
+
+// shortURLFields are what resolving a short URL, or an invitation's page
+// (InvitationState), reads of a record.
 type shortURLFields struct {
 	Record struct {
-		ID    string `json:"id"`
-		State string `json:"state"`
+		ID        string `json:"id"`
+		State     string `json:"state"`
+		CreatedAt string `json:"createdAt"`
 	} `json:"record"`
 	Invitation        json.RawMessage `json:"invitation"`
 	InvitationURL     string          `json:"invitationUrl"`
@@ -107,7 +144,7 @@ type shortURLFields struct {
 
 var (
 	shortURLNames = []string{"record", "invitation", "invitationUrl", "shortUrlExpiresAt"}
-	recordNames   = []string{"id", "state"}
+	recordNames   = []string{"id", "state", "createdAt"}
 )
 
 // pickStrings decodes the picked values that are present into dsts, as
@@ -144,9 +181,9 @@ func (s *Service) shortURLView(ctx context.Context, recordID uuid.UUID) (shortUR
 	if picked {
 		f.Invitation = vals[1]
 		if vals[0] != nil {
-			var rec [2][]byte
+			var rec [3][]byte
 			if picked, ok = jsonpick.Pick(vals[0], recordNames, rec[:], &f.Record); picked {
-				ok = pickStrings(rec[:], &f.Record.ID, &f.Record.State)
+				ok = pickStrings(rec[:], &f.Record.ID, &f.Record.State, &f.Record.CreatedAt)
 			}
 		}
 		ok = ok && pickStrings(vals[2:], &f.InvitationURL, &f.ShortURLExpiresAt)

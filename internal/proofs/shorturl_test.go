@@ -146,21 +146,22 @@ func TestShortURLViewAsEncodingJSON(t *testing.T) {
 	}
 	id := uuid.New()
 	docs := map[string]string{
-		"real record":        string(real),
-		"plain":              `{"record":{"id":"` + id.String() + `","state":"done"},"invitation":{"a":[1,"x"]},"invitationUrl":"https://v.example?oob=eyJ","shortUrlExpiresAt":"2099-01-01T00:00:00.000Z"}`,
-		"escaped key":        `{"record":{"id":"` + id.String() + `"},"invitation\u0055rl":"u\u00e9","shortUrlExpiresAt":"x"}`,
-		"case-folded keys":   `{"RECORD":{"ID":"` + id.String() + `"},"InvitationURL":"u"}`,
-		"escaped id":         `{"record":{"id":"` + strings.Replace(id.String(), "-", `\u002d`, 1) + `"}}`,
-		"null values":        `{"record":{"id":"` + id.String() + `"},"invitation":null,"invitationUrl":null}`,
-		"no short URL":       `{"record":{"id":"` + id.String() + `"},"invitation":{}}`,
-		"record null":        `{"record":null}`,
-		"record not object":  `{"record":"x"}`,
-		"url not string":     `{"record":{"id":"` + id.String() + `"},"invitationUrl":7}`,
-		"state not string":   `{"record":{"id":"` + id.String() + `","state":["done"]}}`,
-		"not JSON":           `{"record":`,
-		"null document":      `null`,
-		"trailing data":      `{"record":{"id":"` + id.String() + `"}} x`,
-		"other record in it": `{"record":{"id":"` + uuid.New().String() + `"}}`,
+		"real record":          string(real),
+		"plain":                `{"record":{"id":"` + id.String() + `","state":"done","createdAt":"2026-01-02T03:04:05.678Z"},"invitation":{"a":[1,"x"]},"invitationUrl":"https://v.example?oob=eyJ","shortUrlExpiresAt":"2099-01-01T00:00:00.000Z"}`,
+		"createdAt not string": `{"record":{"id":"` + id.String() + `","createdAt":1}}`,
+		"escaped key":          `{"record":{"id":"` + id.String() + `"},"invitation\u0055rl":"u\u00e9","shortUrlExpiresAt":"x"}`,
+		"case-folded keys":     `{"RECORD":{"ID":"` + id.String() + `"},"InvitationURL":"u"}`,
+		"escaped id":           `{"record":{"id":"` + strings.Replace(id.String(), "-", `\u002d`, 1) + `"}}`,
+		"null values":          `{"record":{"id":"` + id.String() + `"},"invitation":null,"invitationUrl":null}`,
+		"no short URL":         `{"record":{"id":"` + id.String() + `"},"invitation":{}}`,
+		"record null":          `{"record":null}`,
+		"record not object":    `{"record":"x"}`,
+		"url not string":       `{"record":{"id":"` + id.String() + `"},"invitationUrl":7}`,
+		"state not string":     `{"record":{"id":"` + id.String() + `","state":["done"]}}`,
+		"not JSON":             `{"record":`,
+		"null document":        `null`,
+		"trailing data":        `{"record":{"id":"` + id.String() + `"}} x`,
+		"other record in it":   `{"record":{"id":"` + uuid.New().String() + `"}}`,
 	}
 	for name, doc := range docs {
 		t.Run(name, func(t *testing.T) {

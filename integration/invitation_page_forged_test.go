@@ -1,0 +1,112 @@
+package integration
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/certmagic"
+
+	"github.com/proofgate/proofgate/internal/proofs"
+	"github.com/proofgate/proofgate/internal/shorturl"
+	"github.com/proofgate/proofgate/internal/store"
+	"github.com/proofgate/proofgate/internal/testenv/wallet"
+)
+
+// longInvitation is the invitation JSON a long ?oob= URL carries.
+func longInvitation(t *testing.T, long string) []byte {
+	t.Helper()
+	_, oob, ok := strings.Cut(long, "?oob=")
+	if !ok {
+		t.Fatalf("no oob parameter in %s", long)
+	}
+	inv, err := base64.RawURLEncoding.DecodeString(oob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inv
+}
+
+// TestInvitationPageForgedLongURL: the verifier's long URL shows
+// its record's invitation, whose label JSON storage escapes ("&", "<"),
+// but an invitation carrying the same @id (derived from the record id by
+// a public mask) with another label or endpoint is answered as an unknown
+// invitation, to browsers and wallets.
+func TestInvitationPageForgedLongURL(t *testing.T) {
+	startCaddy(t, "")
+	r := postJSON(t, oobPath(orgA, "indy"), keyA, pageBody)
+	if r.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	data := r.json(t)["data"].(map[string]any)
+	long := data["longInvitationUrl"].(string)
+	if p := do(t, http.MethodGet, pathOf(t, long), "", browserAccept); p.status != http.StatusOK || !strings.Contains(string(p.body), `<span class="label">Bank &amp; &lt;Co&gt;</span>`) {
+		t.Fatalf("the record's invitation: %d\n%s", p.status, p.body)
+	}
+
+	genuine := string(longInvitation(t, long))
+	rid, ok := proofs.ParseID(data["proofRecordId"].(string))
+	if !ok {
+		t.Fatalf("record id %v", data["proofRecordId"])
+	}
+	another, _ := json.Marshal(map[string]any{"@type": "https://didcomm.org/out-of-band/1.1/invitation",
+		"@id": proofs.InvitationID(rid).String(), "label": "Your Bank (official)",
+		"services": []any{map[string]any{"type": "did-communication", "serviceEndpoint": "https://attacker.example/",
+			"recipientKeys": []string{"did:key:z6MkAttacker"}}}})
+	for name, forged := range map[string]string{
+		"another's invitation": string(another),
+		"relabelled":           strings.Replace(genuine, `"label":"Bank & <Co>"`, `"label":"Your Bank (official)"`, 1),
+		"another endpoint":     strings.ReplaceAll(genuine, `"serviceEndpoint":"`+base+`/didcomm"`, `"serviceEndpoint":"https://attacker.example/"`),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if forged == genuine {
+				t.Fatal("not changed")
+			}
+			path := "/?oob=" + base64.RawURLEncoding.EncodeToString([]byte(forged))
+			p := do(t, http.MethodGet, path, "", browserAccept)
+			if p.status != http.StatusNotFound || !strings.Contains(string(p.body), "unknown or has expired") || strings.Contains(string(p.body), "Your Bank") {
+				t.Fatalf("page: %d\n%s", p.status, p.body)
+			}
+			if j := do(t, http.MethodGet, path, "", "Accept: application/json"); j.status != http.StatusNotFound {
+				t.Fatalf("JSON: %d %s", j.status, j.body)
+			}
+		})
+	}
+}
+
+// TestInvitationPageStoredShortURL: a local record's short URL
+// stored as a document of its own, as earlier versions stored it, shows
+// the page while the record waits and, once a wallet has answered,
+// answers browsers 410 as the record's long URL does; wallets asking for
+// JSON still get the invitation.
+func TestInvitationPageStoredShortURL(t *testing.T) {
+	_, dir := startCaddy(t, "")
+	r := postJSON(t, oobPath(orgA, "presentationExchange"), keyA, strings.Replace(peBody, `"isShortenUrl":true`, `"isShortenUrl":false`, 1))
+	if r.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	long := r.json(t)["data"].(map[string]any)["longInvitationUrl"].(string)
+	urls := shorturl.New(store.New(&certmagic.FileStorage{Path: dir}, "shorturls"), time.Hour)
+	id, _, err := urls.Create(context.Background(), orgA, long, longInvitation(t, long))
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := "/url/" + id
+	if p := do(t, http.MethodGet, short, "", browserAccept); p.status != http.StatusOK {
+		t.Fatalf("before an answer: %d %s", p.status, p.body)
+	}
+
+	present(t, wallet.NewT(t, wallet.Options{}), long)
+	for _, link := range []string{short, pathOf(t, long)} {
+		if p := do(t, http.MethodGet, link, "", browserAccept); p.status != http.StatusGone || !strings.Contains(string(p.body), "already been answered") {
+			t.Fatalf("%s once answered: %d %s", link, p.status, p.body)
+		}
+	}
+	if j := do(t, http.MethodGet, short, "", "Accept: application/json"); j.status != http.StatusOK {
+		t.Fatalf("JSON: %d %s", j.status, j.body)
+	}
+}
