@@ -21,8 +21,11 @@
 package pefilter
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp/syntax"
+	"strconv"
 	"strings"
 	"time"
 
@@ -55,12 +58,17 @@ type BoundError struct {
 func (e *BoundError) Error() string { return e.Pointer + ": " + e.Message }
 
 // Compile compiles filter, a decoded JSON value (numbers as json.Number or
-// float64). Errors are a *BoundError, or the compiler's own
+// float64). Errors are a *LimitError for a filter past the limits (it is
+// not compiled), a *BoundError, or the compiler's own
 // (*jsonschema.SchemaValidationError for a filter its metaschema refuses,
 // *jsonschema.InvalidRegexError, *jsonschema.LoadURLError for a reference
 // outside the filter), so that callers can say where the problem is.
 func Compile(filter any) (*Filter, error) {
-	doc, err := rewrite(filter, "")
+	if _, err := Measure(filter); err != nil {
+		return nil, err
+	}
+	var ptr pointer
+	doc, err := rewrite(filter, &ptr)
 	if err != nil {
 		return nil, err
 	}
@@ -77,6 +85,216 @@ func Compile(filter any) (*Filter, error) {
 		return nil, err
 	}
 	return &Filter{schema: s}, nil
+}
+
+// Limits of one filter, checked before it is compiled (Measure). The
+// compiler costs a few KiB of memory per value of a filter, and keeps a
+// string per schema location (a JSON pointer, as long as the keys above
+// it): a filter of a few KiB with long keys, deep, or with many small
+// values would cost hundreds of MB, and a pattern with counted repetition
+// ("a{1000}") compiles to a program as large as the count. Within the
+// limits a filter costs at most about 5 MB to compile, and one past them
+// is refused for a few times its size (TestCompileCostIsBounded). DIF's
+// example filters are under 400 bytes, 6 levels deep, with keys of at
+// most 20 bytes and at most 68 values in all of a definition's filters:
+// the limits are 10 to 40 times that.
+const (
+	MaxBytes    = 16 << 10 // the filter as JSON, written compactly (escapes aside)
+	MaxDepth    = 32       // levels of nesting, the filter itself the first
+	MaxKeyBytes = 256      // one key
+	// MaxValues counts the JSON values: the filter, and every member and
+	// element in it at any depth.
+	MaxValues = 1024
+	// MaxPathBytes is the JSON pointers of all the values, added up: each
+	// key counts once for every value at or under it.
+	MaxPathBytes = 64 << 10
+	// MaxPatternSize is the size of the filter's regular expressions
+	// (pattern and patternProperties keys) with their counted repetitions
+	// written out: x{n} counts n times x.
+	MaxPatternSize = 4096
+)
+
+// Size is what a filter weighs as the limits count it. A caller that
+// compiles many filters (one presentation definition's) can hold their
+// sum to the same limits.
+type Size struct {
+	Bytes       int
+	Values      int
+	PathBytes   int
+	PatternSize int
+}
+
+// Add adds s2 to s.
+func (s *Size) Add(s2 Size) {
+	s.Bytes += s2.Bytes
+	s.Values += s2.Values
+	s.PathBytes += s2.PathBytes
+	s.PatternSize += s2.PatternSize
+}
+
+// Over tells the limit shared by a filter and a sum of filters (values,
+// paths, patterns) that s goes past, "" for none: "at most 1024 JSON
+// values (…)", to follow "must have" or the like.
+func (s Size) Over() string {
+	switch {
+	case s.Values > MaxValues:
+		return fmt.Sprintf("at most %d JSON values (each filter and every value inside it)", MaxValues)
+	case s.PathBytes > MaxPathBytes:
+		return fmt.Sprintf("at most %d bytes of paths (the JSON pointers of all the values inside, added up: keep long keys few and near the top)", MaxPathBytes)
+	case s.PatternSize > MaxPatternSize:
+		return fmt.Sprintf("at most %d characters of regular expressions, counted repetitions written out (x{n} counts x n times)", MaxPatternSize)
+	}
+	return ""
+}
+
+// LimitError is a filter past one of the limits, as a whole. Message
+// reads after the filter's path ("nested deeper than 32 levels").
+type LimitError struct {
+	Message string
+}
+
+func (e *LimitError) Error() string { return "filter: " + e.Message }
+
+// Measure checks a filter (a decoded JSON value, as Compile takes) against
+// the limits and tells its size; the error is a *LimitError. It walks the
+// filter once, not below MaxDepth, and allocates nothing but the error
+// and what parsing its patterns takes. The limit reported is the same
+// however Go orders the filter's maps: the first of depth, key length,
+// bytes, values, paths and patterns that the whole filter goes past.
+func Measure(filter any) (Size, error) {
+	var m measurer
+	m.value(filter, 1, 0)
+	switch {
+	case m.deep:
+		return m.size, &LimitError{Message: fmt.Sprintf("nested deeper than %d levels", MaxDepth)}
+	case m.longestKey > MaxKeyBytes:
+		return m.size, &LimitError{Message: fmt.Sprintf("has a key of %d bytes: a filter's keys must be at most %d bytes", m.longestKey, MaxKeyBytes)}
+	case m.size.Bytes > MaxBytes:
+		return m.size, &LimitError{Message: fmt.Sprintf("must be at most %d bytes of JSON", MaxBytes)}
+	case m.size.Over() != "":
+		return m.size, &LimitError{Message: "must have " + m.size.Over()}
+	}
+	return m.size, nil
+}
+
+type measurer struct {
+	size       Size
+	deep       bool
+	longestKey int
+}
+
+// value measures v, at depth levels (1 for the filter) and whose JSON
+// pointer is ptrLen bytes long.
+func (m *measurer) value(v any, depth, ptrLen int) {
+	m.size.Values++
+	m.size.PathBytes += ptrLen
+	if depth > MaxDepth {
+		m.deep = true
+		return
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		m.size.Bytes += 2 + max(len(t)-1, 0)
+		for k, e := range t {
+			m.longestKey = max(m.longestKey, len(k))
+			m.size.Bytes += len(k) + 3
+			switch k {
+			case "pattern":
+				if p, ok := e.(string); ok {
+					m.pattern(p)
+				}
+			case "patternProperties":
+				if pp, ok := e.(map[string]any); ok {
+					for p := range pp {
+						m.pattern(p)
+					}
+				}
+			}
+			m.value(e, depth+1, ptrLen+tokenLen(k))
+		}
+	case []any:
+		m.size.Bytes += 2 + max(len(t)-1, 0)
+		for i, e := range t {
+			m.value(e, depth+1, ptrLen+1+digits(i))
+		}
+	case string:
+		m.size.Bytes += len(t) + 2
+	case json.Number:
+		m.size.Bytes += len(t)
+	case float64:
+		var buf [32]byte
+		m.size.Bytes += len(strconv.AppendFloat(buf[:0], t, 'g', -1, 64))
+	case bool:
+		m.size.Bytes += 5
+		if t {
+			m.size.Bytes--
+		}
+	default:
+		m.size.Bytes += 4 // null, or a Go value the compiler will refuse
+	}
+}
+
+// pattern adds regular expression p, unless the patterns are already past
+// their limit (parsing more would change nothing but the cost).
+func (m *measurer) pattern(p string) {
+	if m.size.PatternSize <= MaxPatternSize {
+		m.size.PatternSize += patternSize(p)
+	}
+}
+
+// tokenLen is the length of "/" and k as a JSON pointer token.
+func tokenLen(k string) int {
+	n := 1 + len(k)
+	for i := 0; i < len(k); i++ {
+		if k[i] == '~' || k[i] == '/' {
+			n++
+		}
+	}
+	return n
+}
+
+func digits(i int) int {
+	n := 1
+	for ; i >= 10; i /= 10 {
+		n++
+	}
+	return n
+}
+
+// patternSize is the size of regular expression p with its counted
+// repetitions written out, about the instructions it compiles to (at
+// most MaxPatternSize+1). A pattern that does not parse counts its
+// length: the compiler refuses it.
+func patternSize(p string) int {
+	re, err := syntax.Parse(p, syntax.Perl)
+	if err != nil {
+		return len(p)
+	}
+	return regexpSize(re)
+}
+
+func regexpSize(re *syntax.Regexp) int {
+	const limit = MaxPatternSize + 1
+	n := 0
+	switch re.Op {
+	case syntax.OpLiteral:
+		n = len(re.Rune)
+	case syntax.OpRepeat:
+		count := re.Max
+		if count < 0 {
+			count = re.Min + 1
+		}
+		n = 1 + count*regexpSize(re.Sub[0])
+	default:
+		n = 1
+		for _, sub := range re.Sub {
+			n += regexpSize(sub)
+			if n >= limit {
+				break
+			}
+		}
+	}
+	return min(n, limit)
 }
 
 // CompileJSON compiles a filter given as JSON.
@@ -107,16 +325,21 @@ var boundKeywords = []struct{ v1, v2 string }{
 	{"exclusiveMaximum", "formatExclusiveMaximum"},
 }
 
-// rewrite copies the schema value v (at JSON pointer ptr), turning every
-// v1 date bound (a string minimum… beside format date or date-time) into
-// its v2 keyword and checking every bound's value.
-func rewrite(v any, ptr string) (any, error) {
+// rewrite copies the schema value v (at the JSON pointer ptr holds),
+// turning every v1 date bound (a string minimum… beside format date or
+// date-time) into its v2 keyword and checking every bound's value. The
+// pointer is a stack of tokens, formatted only for an error: formatting it
+// at every value would cost the depth times the keys' length each.
+func rewrite(v any, ptr *pointer) (any, error) {
 	switch t := v.(type) {
 	case []any:
 		out := make([]any, len(t))
 		for i, e := range t {
+			ptr.pushIndex(i)
 			var err error
-			if out[i], err = rewrite(e, fmt.Sprintf("%s/%d", ptr, i)); err != nil {
+			out[i], err = rewrite(e, ptr)
+			ptr.pop()
+			if err != nil {
 				return nil, err
 			}
 		}
@@ -124,8 +347,11 @@ func rewrite(v any, ptr string) (any, error) {
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for k, e := range t {
+			ptr.push(k)
 			var err error
-			if out[k], err = rewrite(e, ptr+"/"+escape(k)); err != nil {
+			out[k], err = rewrite(e, ptr)
+			ptr.pop()
+			if err != nil {
 				return nil, err
 			}
 		}
@@ -134,10 +360,10 @@ func rewrite(v any, ptr string) (any, error) {
 		for _, kw := range boundKeywords {
 			if s, ok := t[kw.v1].(string); ok && dated {
 				if _, dup := t[kw.v2]; dup {
-					return nil, &BoundError{Pointer: ptr + "/" + kw.v1, Message: "given twice, as " + kw.v1 + " and " + kw.v2}
+					return nil, &BoundError{Pointer: ptr.with(kw.v1), Message: "given twice, as " + kw.v1 + " and " + kw.v2}
 				}
 				if _, ok := parseBound(format, s); !ok {
-					return nil, &BoundError{Pointer: ptr + "/" + kw.v1, Message: fmt.Sprintf("%q is not a %s (%s)", s, format, formatHint(format))}
+					return nil, &BoundError{Pointer: ptr.with(kw.v1), Message: fmt.Sprintf("%q is not a %s (%s)", s, format, formatHint(format))}
 				}
 				delete(out, kw.v1)
 				out[kw.v2] = s
@@ -146,12 +372,12 @@ func rewrite(v any, ptr string) (any, error) {
 				s, isString := b.(string)
 				switch {
 				case !dated:
-					return nil, &BoundError{Pointer: ptr + "/" + kw.v2, Message: `needs "format": "date" or "date-time" beside it`}
+					return nil, &BoundError{Pointer: ptr.with(kw.v2), Message: `needs "format": "date" or "date-time" beside it`}
 				case !isString:
-					return nil, &BoundError{Pointer: ptr + "/" + kw.v2, Message: "must be a " + format + " string"}
+					return nil, &BoundError{Pointer: ptr.with(kw.v2), Message: "must be a " + format + " string"}
 				}
 				if _, ok := parseBound(format, s); !ok {
-					return nil, &BoundError{Pointer: ptr + "/" + kw.v2, Message: fmt.Sprintf("%q is not a %s (%s)", s, format, formatHint(format))}
+					return nil, &BoundError{Pointer: ptr.with(kw.v2), Message: fmt.Sprintf("%q is not a %s (%s)", s, format, formatHint(format))}
 				}
 			}
 		}
@@ -161,8 +387,52 @@ func rewrite(v any, ptr string) (any, error) {
 	}
 }
 
-func escape(k string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+// pointer is a JSON pointer kept as its tokens (a key, or an index when
+// key is unset), formatted only when asked.
+type pointer struct {
+	toks []token
+}
+
+type token struct {
+	key   string
+	index int
+	isKey bool
+}
+
+func (p *pointer) push(k string)   { p.toks = append(p.toks, token{key: k, isKey: true}) }
+func (p *pointer) pushIndex(i int) { p.toks = append(p.toks, token{index: i}) }
+func (p *pointer) pop()            { p.toks = p.toks[:len(p.toks)-1] }
+func (p *pointer) String() string  { return string(p.appendTo(nil)) }
+func (p *pointer) with(k string) string {
+	return string(appendToken(p.appendTo(nil), k))
+}
+
+func (p *pointer) appendTo(b []byte) []byte {
+	for _, t := range p.toks {
+		if t.isKey {
+			b = appendToken(b, t.key)
+		} else {
+			b = append(b, '/')
+			b = strconv.AppendInt(b, int64(t.index), 10)
+		}
+	}
+	return b
+}
+
+// appendToken appends "/" and k escaped as a JSON pointer token.
+func appendToken(b []byte, k string) []byte {
+	b = append(b, '/')
+	for i := 0; i < len(k); i++ {
+		switch k[i] {
+		case '~':
+			b = append(b, "~0"...)
+		case '/':
+			b = append(b, "~1"...)
+		default:
+			b = append(b, k[i])
+		}
+	}
+	return b
 }
 
 func formatHint(format string) string {

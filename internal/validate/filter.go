@@ -43,13 +43,39 @@ func (fc *filterCache) add(k string) {
 	fc.valid[k] = struct{}{}
 }
 
+// filterBudget holds the filters of one definition together to the
+// limits pefilter sets one filter (values, paths, patterns): compiling
+// costs a few KiB per value, so a definition of many small filters would
+// otherwise cost hundreds of times its size. Cached filters count too, so
+// that the answer to a body does not depend on the cache.
+type filterBudget struct {
+	sum  pefilter.Size
+	over bool // past the limits: the definition's later filters are not compiled
+}
+
 // compileFilter checks that a constraints.fields[].filter compiles with
-// pefilter, as the local verifier will compile it: a valid JSON Schema
-// (draft-07 unless it says otherwise, as DIF specifies), regular
-// expressions that compile, no references outside itself, and date bounds
-// (v1 string minimum/maximum beside format date, v2 formatMinimum…) that
-// are dates.
-func (fc *filterCache) compileFilter(filter any, path string, c *collector) {
+// pefilter, as the local verifier will compile it: within pefilter's
+// limits (alone, and with the definition's filters before it), a valid
+// JSON Schema (draft-07 unless it says otherwise, as DIF specifies),
+// regular expressions that compile, no references outside itself, and
+// date bounds (v1 string minimum/maximum beside format date, v2
+// formatMinimum…) that are dates. Once c is full, filters are not
+// checked: their problems would only be counted.
+func (fc *filterCache) compileFilter(filter any, path *pathNode, budget *filterBudget, c *collector) {
+	if budget.over || c.full() {
+		return
+	}
+	size, err := pefilter.Measure(filter)
+	if limit, ok := err.(*pefilter.LimitError); ok {
+		c.at(path, limit.Message)
+		return
+	}
+	budget.sum.Add(size)
+	if over := budget.sum.Over(); over != "" {
+		budget.over = true
+		c.at(path, "goes past what a definition's filters may have together: "+over)
+		return
+	}
 	canon, err := json.Marshal(filter)
 	cacheable := err == nil && len(canon) <= 4096
 	if cacheable && fc.has(string(canon)) {
@@ -60,7 +86,7 @@ func (fc *filterCache) compileFilter(filter any, path string, c *collector) {
 	}
 }
 
-func (fc *filterCache) compile(filter any, path string, c *collector) bool {
+func (fc *filterCache) compile(filter any, path *pathNode, c *collector) bool {
 	_, err := pefilter.Compile(filter)
 	if err == nil {
 		return true
@@ -79,17 +105,21 @@ func (fc *filterCache) compile(filter any, path string, c *collector) bool {
 	case errors.As(err, &regex):
 		c.atf(pointerPath(path, filter, regex.URL), "is not a valid regular expression: %v", regex.Err)
 	case errors.As(err, &load):
-		c.add(path, "must not refer to other schemas ($ref and $schema must stay inside the filter or name a standard draft)")
+		c.at(path, "must not refer to other schemas ($ref and $schema must stay inside the filter or name a standard draft)")
 	default:
-		c.add(path, "is not a valid JSON Schema: "+strings.ReplaceAll(err.Error(), "urn:proofgate:filter", "filter"))
+		if c.full() {
+			c.drop()
+			return false
+		}
+		c.at(path, "is not a valid JSON Schema: "+strings.ReplaceAll(err.Error(), "urn:proofgate:filter", "filter"))
 	}
 	return false
 }
 
 // pointerPath turns a schema location "<filterURL>#/a/b" into the path of
 // a field under path, or path itself when it is elsewhere.
-func pointerPath(path string, filter any, loc string) *pathNode {
-	t := newSchemaTranslator(path, filter, nil)
+func pointerPath(path *pathNode, filter any, loc string) *pathNode {
+	t := schemaTranslator{base: path, inst: filter}
 	_, frag, ok := strings.Cut(loc, "#")
 	if !ok || frag == "" || frag == "/" {
 		return t.base

@@ -102,7 +102,9 @@ func (s *peSchemas) definition(raw any, strict bool, c *collector) (json.RawMess
 	return json.RawMessage(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), id
 }
 
-// peCheck checks one normalized definition.
+// peCheck checks one normalized definition. Paths are chains (pathNode),
+// formatted only for a problem kept: a definition of many descriptors and
+// fields would otherwise cost a path string or several for each.
 type peCheck struct {
 	s      *peSchemas
 	strict bool
@@ -110,62 +112,65 @@ type peCheck struct {
 	idsKey string // the caller's spelling of input_descriptors
 	c      *collector
 	groups map[string]bool
+	// filters holds the definition's filters together to pefilter's
+	// limits.
+	filters filterBudget
 }
 
 func (pc *peCheck) check(def map[string]any) {
-	if err := pc.s.top.Validate(def); err != nil {
-		schemaProblems(err, pc.prefix, def, map[string]string{"input_descriptors": pc.idsKey}, pc.c)
-	}
-	idsPath := key(pc.prefix, pc.idsKey)
-	ids, ok := def["input_descriptors"].([]any)
+	root := pathNode{full: pc.prefix}
+	checkSchema(pc.s.top, def, &root, map[string]string{"input_descriptors": pc.idsKey}, pc.c)
+	ids := root.child(pc.idsKey)
+	list, ok := def["input_descriptors"].([]any)
 	if !ok {
 		return // missing or not an array: the schema said so
 	}
-	if len(ids) == 0 {
-		pc.c.add(idsPath, "a proof request must ask for at least one input descriptor")
+	if len(list) == 0 {
+		pc.c.at(&ids, "a proof request must ask for at least one input descriptor")
 	}
 	pc.groups = map[string]bool{}
 	seen := map[string]int{}
 	firstV1 := false
-	for i, raw := range ids {
-		dp := index(idsPath, i)
+	for i, raw := range list {
+		dp := ids.elem(i)
 		d, ok := raw.(map[string]any)
 		if !ok {
-			pc.c.add(dp, "must be an input descriptor object")
+			pc.c.at(&dp, "must be an input descriptor object")
 			continue
 		}
 		_, v1 := d["schema"]
 		if i == 0 {
 			firstV1 = v1
 		} else if v1 != firstV1 {
-			pc.c.add(dp, "mixes DIF v1 input descriptors (with schema) and v2 ones (without schema, constraints required): use one style in a definition")
+			pc.c.at(&dp, "mixes DIF v1 input descriptors (with schema) and v2 ones (without schema, constraints required): use one style in a definition")
 		}
-		pc.descriptor(d, dp, v1)
+		pc.descriptor(d, &dp, v1)
 		if id, ok := d["id"].(string); ok {
 			if strings.TrimSpace(id) == "" {
-				pc.c.add(key(dp, "id"), "must not be empty")
+				pc.c.atKey(&dp, "id", "must not be empty")
 			} else if first, dup := seen[id]; dup {
-				pc.c.addf(key(dp, "id"), "duplicate input descriptor id %q (also %s[%d])", id, pc.idsKey, first)
+				q := dp.child("id")
+				pc.c.atf(&q, "duplicate input descriptor id %q (also %s[%d])", id, pc.idsKey, first)
 			} else {
 				seen[id] = i
 			}
 		}
 	}
 	if reqs, ok := def["submission_requirements"].([]any); ok {
-		root := pathNode{full: pc.prefix}
 		p := root.child("submission_requirements")
 		pc.requirements(reqs, &p)
 	}
 }
 
-func (pc *peCheck) descriptor(d map[string]any, dp string, v1 bool) {
+// descriptor checks input descriptor d, at dp. Once the collector is full,
+// what costs more than a look (the DIF schema, field paths, filters) is
+// not checked: its problems would only be counted.
+func (pc *peCheck) descriptor(d map[string]any, dp *pathNode, v1 bool) {
 	schema := pc.s.v2
 	if v1 {
 		schema = pc.s.v1
 	}
-	if err := schema.Validate(d); err != nil {
-		schemaProblems(err, dp, d, nil, pc.c)
-	}
+	checkSchema(schema, d, dp, nil, pc.c)
 	if groups, ok := d["group"].([]any); ok {
 		for _, g := range groups {
 			if name, ok := g.(string); ok {
@@ -174,40 +179,45 @@ func (pc *peCheck) descriptor(d map[string]any, dp string, v1 bool) {
 		}
 	}
 	if list, ok := d["schema"].([]any); ok {
+		sp := dp.child("schema")
 		for j, item := range list {
 			if m, ok := item.(map[string]any); ok {
 				if uri, ok := m["uri"].(string); ok && strings.TrimSpace(uri) == "" {
-					pc.c.add(key(index(key(dp, "schema"), j), "uri"), "must not be empty")
+					q := sp.elem(j)
+					pc.c.atKey(&q, "uri", "must not be empty")
 				}
 			}
 		}
 	}
 	constraints, _ := d["constraints"].(map[string]any)
 	fields, _ := constraints["fields"].([]any)
-	fp := key(key(dp, "constraints"), "fields")
+	cp := dp.child("constraints")
+	fp := cp.child("fields")
 	for j, raw := range fields {
 		f, ok := raw.(map[string]any)
-		if !ok {
-			continue // the schema said so
+		if !ok || pc.c.full() {
+			continue // the schema said so, or nothing more is kept
 		}
-		p := index(fp, j)
+		p := fp.elem(j)
 		if paths, ok := f["path"].([]any); ok {
+			pp := p.child("path")
 			if len(paths) == 0 {
-				pc.c.add(key(p, "path"), "must list at least one JSONPath expression")
+				pc.c.at(&pp, "must list at least one JSONPath expression")
 			}
 			for k, expr := range paths {
-				if s, ok := expr.(string); ok {
+				if s, ok := expr.(string); ok && !pc.c.full() {
 					if problem := jsonPathProblem(s); problem != "" {
-						pc.c.add(index(key(p, "path"), k), problem)
+						pc.c.atIndex(&pp, k, problem)
 					} else if _, err := jsonpath.Compile(s); err != nil {
 						// The local verifier evaluates it against what provers send.
-						pc.c.add(index(key(p, "path"), k), "is beyond what the verifier evaluates cheaply: "+err.Error()+jsonpathBound)
+						pc.c.atIndex(&pp, k, "is beyond what the verifier evaluates cheaply: "+err.Error()+jsonpathBound)
 					}
 				}
 			}
 		}
 		if filter, ok := f["filter"]; ok {
-			pc.s.filters.compileFilter(filter, key(p, "filter"), pc.c)
+			q := p.child("filter")
+			pc.s.filters.compileFilter(filter, &q, &pc.filters, pc.c)
 		}
 	}
 	if pc.strict {
@@ -217,24 +227,25 @@ func (pc *peCheck) descriptor(d map[string]any, dp string, v1 bool) {
 
 // strictDescriptor requires every field the interface lists for an input
 // descriptor (option input_descriptors strict).
-func (pc *peCheck) strictDescriptor(d map[string]any, dp string, constraints map[string]any, fields []any) {
+func (pc *peCheck) strictDescriptor(d map[string]any, dp *pathNode, constraints map[string]any, fields []any) {
 	const why = " (input_descriptors strict)"
 	for _, name := range []string{"name", "purpose"} {
 		switch s, ok := d[name].(string); {
 		case d[name] == nil:
-			pc.c.add(key(dp, name), "is required"+why)
+			pc.c.atKey(dp, name, "is required"+why)
 		case ok && strings.TrimSpace(s) == "":
-			pc.c.add(key(dp, name), "must not be empty"+why)
+			pc.c.atKey(dp, name, "must not be empty"+why)
 		}
 	}
 	if d["schema"] == nil {
-		pc.c.add(key(dp, "schema"), "is required"+why+": a non-empty list of {uri}")
+		pc.c.atKey(dp, "schema", "is required"+why+": a non-empty list of {uri}")
 	}
 	switch {
 	case d["constraints"] == nil:
-		pc.c.add(key(dp, "constraints"), "is required"+why+": {fields: [{path: [...]}]}")
+		pc.c.atKey(dp, "constraints", "is required"+why+": {fields: [{path: [...]}]}")
 	case constraints != nil && len(fields) == 0:
-		pc.c.add(key(key(dp, "constraints"), "fields"), "must list at least one field with a path"+why)
+		cp := dp.child("constraints")
+		pc.c.atKey(&cp, "fields", "must list at least one field with a path"+why)
 	}
 }
 
