@@ -262,6 +262,19 @@ func (s *Service) Load(ctx context.Context, recordID string) (*Doc, error) {
 }
 
 func (s *Service) load(ctx context.Context, id uuid.UUID) (*Doc, error) {
+	doc, err := s.loadSealed(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.openDoc(doc); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// loadSealed is load without unsealing the record key (the sweeper needs
+// only the state and the times).
+func (s *Service) loadSealed(ctx context.Context, id uuid.UUID) (*Doc, error) {
 	b, err := s.records.Load(ctx, id.String())
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, backend.ErrNotFound
@@ -275,9 +288,6 @@ func (s *Service) load(ctx context.Context, id uuid.UUID) (*Doc, error) {
 	}
 	if doc.Record.ID != id.String() {
 		return nil, fmt.Errorf("proofs: record %s holds record %q", id, doc.Record.ID)
-	}
-	if err := s.openDoc(&doc); err != nil {
-		return nil, err
 	}
 	return &doc, nil
 }

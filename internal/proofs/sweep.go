@@ -78,7 +78,7 @@ func (s *Service) SweepTask() sweeper.Task {
 			if !ok {
 				continue
 			}
-			doc, err := s.load(ctx, u)
+			doc, err := s.loadSealed(ctx, u)
 			if err != nil {
 				if errors.Is(err, backend.ErrUnavailable) {
 					return counts, err
@@ -101,12 +101,30 @@ func (s *Service) SweepTask() sweeper.Task {
 	}}
 }
 
+// ackHoldMax is how much longer than record_retention a done record whose
+// ack is still queued is kept: longer than an ack's retries take (12
+// attempts, backing off to an hour: about five hours).
+const ackHoldMax = 24 * time.Hour
+
 func (s *Service) retentionOver(doc *Doc, now time.Time) bool {
 	if s.cfg.RecordRetention <= 0 || !Terminal(doc.Record.State) {
 		return false
 	}
 	updated, err := time.Parse(backend.TimeFormat, doc.Record.UpdatedAt)
-	return err == nil && !now.Before(updated.Add(s.cfg.RecordRetention))
+	if err != nil {
+		return false
+	}
+	keep := s.cfg.RecordRetention
+	if ack, _ := doc.Record.Metadata[MetadataAck].(map[string]any); ack != nil {
+		if st, _ := ack["state"].(string); st == "queued" || st == "sending" {
+			// Its ack is still being retried and is read from the record
+			// at delivery: the record stays while it may (ackResult
+			// renews it when the ack ends), but not for ever, should the
+			// ack's message be gone.
+			keep += ackHoldMax
+		}
+	}
+	return !now.Before(updated.Add(keep))
 }
 
 // deleteFinished deletes a record under its lock, checking again that it
@@ -116,7 +134,7 @@ func (s *Service) deleteFinished(ctx context.Context, id string, now time.Time) 
 	unlock := recordLocks.lock(id)
 	defer unlock()
 	u, _ := ParseID(id)
-	doc, err := s.load(ctx, u)
+	doc, err := s.loadSealed(ctx, u)
 	if errors.Is(err, backend.ErrNotFound) {
 		return nil
 	}
