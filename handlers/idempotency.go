@@ -33,8 +33,14 @@ func (g *Gateway) idempotent(w http.ResponseWriter, r *http.Request, p *auth.Pri
 		create(w)
 		return
 	}
+	if p.Caller == "" {
+		// Entries are kept per caller; a credential that names no one
+		// would share them with every other such credential.
+		writeError(w, http.StatusBadRequest, []string{"Idempotency-Key: the credential names no caller (a JWT needs sub, azp or client_id) to keep the key for"})
+		return
+	}
 	fp := idempotency.Fingerprint([]byte(r.URL.RawQuery), body)
-	done, claim, err := g.Idempotency.Begin(r.Context(), p.Subject, orgID, key, fp)
+	done, claim, err := g.Idempotency.Begin(r.Context(), p.Caller, orgID, key, fp)
 	switch {
 	case errors.Is(err, idempotency.ErrInProgress):
 		w.Header().Set("Retry-After", "1")

@@ -15,6 +15,11 @@ type Principal struct {
 	// Subject identifies the caller in logs (never a secret): a key's
 	// label or digest prefix, a JWT "sub", a Caddy user id.
 	Subject string
+	// Caller identifies the credential's holder for state kept per caller
+	// (Idempotency-Key entries): unlike Subject, never a display name two
+	// credentials may share. Empty when the credential names no one (a JWT
+	// without sub, azp or client_id).
+	Caller string
 	// AllOrgs grants every org (an API key bound to "*").
 	AllOrgs bool
 	// Orgs maps each org the caller belongs to onto its roles there. A nil

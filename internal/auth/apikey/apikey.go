@@ -107,7 +107,9 @@ func (p *Provider) provision(logger *zap.Logger) error {
 		} else if !strings.HasPrefix(k.Key, DigestPrefix) {
 			secret.WarnLiteral(logger, "api_key "+label, k.Key)
 		}
-		principal := auth.Principal{Subject: "api_key:" + label, Orgs: map[string][]string{}}
+		// The caller is the key itself (its digest's first half): labels
+		// are names an operator may give two keys.
+		principal := auth.Principal{Subject: "api_key:" + label, Caller: "api_key:" + hex.EncodeToString(digest[:16]), Orgs: map[string][]string{}}
 		for _, org := range k.Orgs {
 			if org == "*" {
 				principal.AllOrgs = true

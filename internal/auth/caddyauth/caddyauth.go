@@ -112,6 +112,7 @@ func (p *Provider) Authenticate(r *http.Request) (*auth.Principal, error) {
 	rolesValue, _ := repl.GetString(p.rolesPlaceholder)
 	return &auth.Principal{
 		Subject: "caddy:" + id,
+		Caller:  "caddy:" + id,
 		Orgs:    ParseOrgs(orgsValue, rolesValue),
 	}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/go-jose/go-jose/v4"
@@ -83,6 +84,7 @@ func (p *Provider) verify(r *http.Request, raw string) (*auth.Principal, error) 
 
 	principal := &auth.Principal{
 		Subject: "jwt:" + subject(std, claims),
+		Caller:  caller(std, claims),
 		Orgs:    p.orgs(claims),
 	}
 	if c := p.logger.Check(zap.DebugLevel, "jwt accepted"); c != nil {
@@ -136,6 +138,22 @@ func claimsReason(err error) string {
 
 // subject names the caller: "sub", or for a client-credentials token
 // without one, the client ("azp", "client_id").
+// caller names the token's holder for state kept per caller: its issuer
+// (length-prefixed) and its sub, else its client (azp, client_id), each
+// marked as what it is, so that a sub that reads "client:x" is not client
+// x; empty when the token names no one.
+func caller(std josejwt.Claims, claims map[string]any) string {
+	if std.Subject != "" {
+		return "jwt:" + strconv.Itoa(len(std.Issuer)) + ":" + std.Issuer + "sub:" + std.Subject
+	}
+	for _, name := range []string{"azp", "client_id"} {
+		if s, ok := claims[name].(string); ok && s != "" {
+			return "jwt:" + strconv.Itoa(len(std.Issuer)) + ":" + std.Issuer + "client:" + s
+		}
+	}
+	return ""
+}
+
 func subject(std josejwt.Claims, claims map[string]any) string {
 	if std.Subject != "" {
 		return std.Subject
