@@ -51,7 +51,9 @@ func TestIdempotencyKeysAreTheCredentials(t *testing.T) {
 		r.Header.Set("Idempotency-Key", "order-1")
 		w := httptest.NewRecorder()
 		g.SendOutOfBandRequest(w, r, benchOrg)
-		var b struct{ Data struct{ ProofRecordID string } }
+		var b struct {
+			Data struct{ ProofRecordID string }
+		}
 		_ = json.Unmarshal(w.Body.Bytes(), &b)
 		if w.Code != http.StatusCreated {
 			t.Fatalf("create: %d %s", w.Code, w.Body)
@@ -65,5 +67,38 @@ func TestIdempotencyKeysAreTheCredentials(t *testing.T) {
 	}
 	if again, replayed := post(keyAlice); again != alice || replayed != "true" {
 		t.Fatalf("the first key's retry: record %s (want %s), replayed %q", again, alice, replayed)
+	}
+}
+
+// nobodyProvider authenticates every request as a caller of benchOrg that
+// names no one (a JWT without sub, azp or client_id).
+type nobodyProvider struct{}
+
+func (nobodyProvider) Authenticate(*http.Request) (*auth.Principal, error) {
+	return &auth.Principal{Subject: "jwt:unknown", Orgs: map[string][]string{benchOrg: {"admin"}}}, nil
+}
+
+// A credential that names no caller cannot keep an Idempotency-Key: its
+// entries would be every such credential's.
+func TestIdempotencyKeyNeedsACaller(t *testing.T) {
+	v, _ := validate.New(validate.Options{})
+	svc, err := proofs.New(&memStorage{}, proofs.Config{
+		PublicURL: "https://verifier.example.com", Endpoint: "https://verifier.example.com/didcomm", Label: "v", Now: time.Now,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &Gateway{
+		Logger: zap.NewNop(), Auth: auth.Chain{nobodyProvider{}}, AllowedRoles: []string{"admin"},
+		Validator: v, Backends: oneBackend{localBackend{svc}}, MaxBodySize: 1 << 20,
+		Idempotency: idempotency.New(store.New(&certmagic.FileStorage{Path: t.TempDir()}, idempotency.Namespace), time.Hour),
+	}
+	r := httptest.NewRequest(http.MethodPost, "/orgs/"+benchOrg+"/proofs/oob?requestType=indy", strings.NewReader(benchIndy))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Idempotency-Key", "order-1")
+	w := httptest.NewRecorder()
+	g.SendOutOfBandRequest(w, r, benchOrg)
+	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "Idempotency-Key: the credential names no caller") {
+		t.Fatalf("%d %s", w.Code, w.Body)
 	}
 }
