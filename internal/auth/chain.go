@@ -16,11 +16,15 @@ type Chain []Provider
 // Authenticate returns the caller, or an error and the WWW-Authenticate
 // challenge to send with the 401. A credential that a provider recognizes
 // but rejects is final: it is never offered to a later (perhaps weaker)
-// provider.
+// provider. One a provider refuses as another's (ErrOtherIssuer: a JWT of
+// another identity provider) is offered to the next; if none takes it,
+// the first such refusal is the answer.
 func (c Chain) Authenticate(r *http.Request) (*Principal, string, error) {
 	if err := ambiguousCredentials(r); err != nil {
 		return nil, DefaultChallenge, err
 	}
+	var other error
+	var otherBy Provider
 	for _, p := range c {
 		principal, err := p.Authenticate(r)
 		if err == nil {
@@ -29,7 +33,16 @@ func (c Chain) Authenticate(r *http.Request) (*Principal, string, error) {
 		if errors.Is(err, ErrNoCredential) {
 			continue
 		}
+		if errors.Is(err, ErrOtherIssuer) {
+			if other == nil {
+				other, otherBy = err, p
+			}
+			continue
+		}
 		return nil, challengeFor(p, err), err
+	}
+	if other != nil {
+		return nil, challengeFor(otherBy, other), other
 	}
 	for _, p := range c {
 		if ch, ok := p.(Challenger); ok {
@@ -49,6 +62,11 @@ func challengeFor(p Provider, err error) string {
 	}
 	return DefaultChallenge
 }
+
+// ErrOtherIssuer marks the refusal of a credential that another provider
+// of the same kind may take: a JWT whose issuer is not the provider's.
+// Chain offers it to the next provider.
+var ErrOtherIssuer = errors.New("issued by another identity provider")
 
 // ErrAmbiguousCredentials means the request carries more than one
 // credential: a credential header given twice, or an X-API-Key beside an

@@ -41,6 +41,17 @@ func (p *Provider) verify(r *http.Request, raw string) (*auth.Principal, error) 
 	}
 	hdr := tok.Headers[0]
 	alg := jose.SignatureAlgorithm(hdr.Algorithm)
+	if p.Issuer != "" {
+		// Another identity provider's token is left to the jwt provider
+		// configured for it (auth.Chain), before any key is looked up;
+		// its claims are checked, signed, by that provider.
+		var unverified struct {
+			Issuer string `json:"iss"`
+		}
+		if err := tok.UnsafeClaimsWithoutVerification(&unverified); err == nil && unverified.Issuer != p.Issuer {
+			return nil, &TokenError{Reason: "wrong issuer", Err: auth.ErrOtherIssuer}
+		}
+	}
 
 	cands := p.candidates(r.Context(), hdr.KeyID, alg)
 	if len(cands) == 0 && p.remote != nil {
@@ -136,8 +147,6 @@ func claimsReason(err error) string {
 	return "invalid claims"
 }
 
-// subject names the caller: "sub", or for a client-credentials token
-// without one, the client ("azp", "client_id").
 // caller names the token's holder for state kept per caller: its issuer
 // (length-prefixed) and its sub, else its client (azp, client_id), each
 // marked as what it is, so that a sub that reads "client:x" is not client
@@ -154,6 +163,8 @@ func caller(std josejwt.Claims, claims map[string]any) string {
 	return ""
 }
 
+// subject names the caller: "sub", or for a client-credentials token
+// without one, the client ("azp", "client_id").
 func subject(std josejwt.Claims, claims map[string]any) string {
 	if std.Subject != "" {
 		return std.Subject
