@@ -32,18 +32,7 @@ func TestIdempotencyKeysAreTheCredentials(t *testing.T) {
 	if err := keys.Provision(caddy.Context{}); err != nil {
 		t.Fatal(err)
 	}
-	v, _ := validate.New(validate.Options{})
-	svc, err := proofs.New(&memStorage{}, proofs.Config{
-		PublicURL: "https://verifier.example.com", Endpoint: "https://verifier.example.com/didcomm", Label: "v", Now: time.Now,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := &Gateway{
-		Logger: zap.NewNop(), Auth: auth.Chain{keys}, AllowedRoles: auth.DefaultAllowedRoles,
-		Validator: v, Backends: oneBackend{localBackend{svc}}, MaxBodySize: 1 << 20,
-		Idempotency: idempotency.New(store.New(&certmagic.FileStorage{Path: t.TempDir()}, idempotency.Namespace), time.Hour),
-	}
+	g := idempotentGateway(t, keys, auth.DefaultAllowedRoles)
 	post := func(key string) (string, string) {
 		r := httptest.NewRequest(http.MethodPost, "/orgs/"+benchOrg+"/proofs/oob?requestType=indy", strings.NewReader(benchIndy))
 		r.Header.Set("Content-Type", "application/json")
@@ -81,18 +70,7 @@ func (nobodyProvider) Authenticate(*http.Request) (*auth.Principal, error) {
 // A credential that names no caller cannot keep an Idempotency-Key: its
 // entries would be every such credential's.
 func TestIdempotencyKeyNeedsACaller(t *testing.T) {
-	v, _ := validate.New(validate.Options{})
-	svc, err := proofs.New(&memStorage{}, proofs.Config{
-		PublicURL: "https://verifier.example.com", Endpoint: "https://verifier.example.com/didcomm", Label: "v", Now: time.Now,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := &Gateway{
-		Logger: zap.NewNop(), Auth: auth.Chain{nobodyProvider{}}, AllowedRoles: []string{"admin"},
-		Validator: v, Backends: oneBackend{localBackend{svc}}, MaxBodySize: 1 << 20,
-		Idempotency: idempotency.New(store.New(&certmagic.FileStorage{Path: t.TempDir()}, idempotency.Namespace), time.Hour),
-	}
+	g := idempotentGateway(t, nobodyProvider{}, []string{"admin"})
 	r := httptest.NewRequest(http.MethodPost, "/orgs/"+benchOrg+"/proofs/oob?requestType=indy", strings.NewReader(benchIndy))
 	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set("Idempotency-Key", "order-1")
@@ -100,5 +78,23 @@ func TestIdempotencyKeyNeedsACaller(t *testing.T) {
 	g.SendOutOfBandRequest(w, r, benchOrg)
 	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "Idempotency-Key: the credential names no caller") {
 		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+}
+
+// idempotentGateway is a gateway over a local verifier in memory that
+// keeps Idempotency-Key entries, its callers authenticated by p.
+func idempotentGateway(t *testing.T, p auth.Provider, roles []string) *Gateway {
+	t.Helper()
+	v, _ := validate.New(validate.Options{})
+	svc, err := proofs.New(&memStorage{}, proofs.Config{
+		PublicURL: "https://verifier.example.com", Endpoint: "https://verifier.example.com/didcomm", Label: "v", Now: time.Now,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Gateway{
+		Logger: zap.NewNop(), Auth: auth.Chain{p}, AllowedRoles: roles,
+		Validator: v, Backends: oneBackend{localBackend{svc}}, MaxBodySize: 1 << 20,
+		Idempotency: idempotency.New(store.New(&certmagic.FileStorage{Path: t.TempDir()}, idempotency.Namespace), time.Hour),
 	}
 }
