@@ -136,6 +136,11 @@ type Response struct {
 // ErrUnavailable (the agent could not be reached), or *UpstreamError
 // (the connection failed mid-call or the answer was unreadable).
 func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
+	if err := ctx.Err(); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		// The caller went away: no call is started for nobody (detach
+		// cancels its own context only after a moment, in a goroutine).
+		return nil, err
+	}
 	body := req.JSON
 	if body == nil && req.Body != nil {
 		var err error

@@ -109,6 +109,9 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 	}
 
 	rec, err := b.findByThread(ctx, org, ans.ProofRecordThID)
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err() // the caller went away: nobody gets the invitation
+	}
 	if err != nil {
 		b.client.Logger().Error("proof request created in the agent but its record could not be read back",
 			zap.String("thread_id", ans.ProofRecordThID), zap.String("org", org.ID), zap.Error(err))
