@@ -117,10 +117,36 @@ type peCheck struct {
 	filters filterBudget
 }
 
+// Bounds of one definition, checked before anything is compiled: each
+// descriptor and field costs the schema library about a kilobyte however
+// small it is written. A presentation answers at most 64 descriptors
+// (proofs.MaxDescriptorMap), so a definition of more could never be met.
+const (
+	MaxInputDescriptors = 64
+	MaxFields           = 32
+)
+
 func (pc *peCheck) check(def map[string]any) {
 	root := pathNode{full: pc.prefix}
-	checkSchema(pc.s.top, def, &root, map[string]string{"input_descriptors": pc.idsKey}, pc.c)
 	ids := root.child(pc.idsKey)
+	if list, ok := def["input_descriptors"].([]any); ok && len(list) > MaxInputDescriptors {
+		pc.c.atf(&ids, "has %d input descriptors; at most %d are taken", len(list), MaxInputDescriptors)
+		return
+	}
+	if list, ok := def["input_descriptors"].([]any); ok {
+		for i, raw := range list {
+			d, _ := raw.(map[string]any)
+			constraints, _ := d["constraints"].(map[string]any)
+			if fields, ok := constraints["fields"].([]any); ok && len(fields) > MaxFields {
+				dp := ids.elem(i)
+				cp := dp.child("constraints")
+				fp := cp.child("fields")
+				pc.c.atf(&fp, "has %d fields; at most %d are taken", len(fields), MaxFields)
+				return
+			}
+		}
+	}
+	checkSchema(pc.s.top, def, &root, map[string]string{"input_descriptors": pc.idsKey}, pc.c)
 	list, ok := def["input_descriptors"].([]any)
 	if !ok {
 		return // missing or not an array: the schema said so

@@ -156,9 +156,19 @@ func TestFilterLimitProblems(t *testing.T) {
 			[]string{f0 + ": must have at most 65536 bytes of paths (the JSON pointers of all the values inside, added up: keep long keys few and near the top)"}},
 		{"large patterns", oneFilter(`{"pattern":"a{1000}b{1000}c{1000}d{1000}e{1000}"}`),
 			[]string{f0 + ": must have at most 4096 characters of regular expressions, counted repetitions written out (x{n} counts x n times)"}},
-		{"many filters", peBodyWith(`"input_descriptors":[{"id":"d","constraints":{"fields":[` +
-			members(600, func(i int) string { return `{"path":["$.a"],"filter":{"const":` + strconv.Itoa(i) + `}}` }) + `]}}]`),
-			[]string{"presentationDefinition.input_descriptors[0].constraints.fields[512].filter: goes past what a definition's filters may have together: at most 1024 JSON values (each filter and every value inside it)"}},
+		{"many filters", peBodyWith(`"input_descriptors":[` + members(20, func(d int) string {
+			return `{"id":"d` + strconv.Itoa(d) + `","constraints":{"fields":[` +
+				members(30, func(i int) string { return `{"path":["$.a"],"filter":{"const":` + strconv.Itoa(i) + `}}` }) + `]}}`
+		}) + `]`),
+			// The 513th filter, the third of the 18th descriptor.
+			[]string{"presentationDefinition.input_descriptors[17].constraints.fields[2].filter: goes past what a definition's filters may have together: at most 1024 JSON values (each filter and every value inside it)"}},
+		{"too many descriptors", peBodyWith(`"input_descriptors":[` + members(MaxInputDescriptors+1, func(d int) string {
+			return `{"id":"d` + strconv.Itoa(d) + `","constraints":{"fields":[{"path":["$.a"]}]}}`
+		}) + `]`),
+			[]string{"presentationDefinition.input_descriptors: has 65 input descriptors; at most 64 are taken"}},
+		{"too many fields", peBodyWith(`"input_descriptors":[{"id":"d","constraints":{"fields":[` +
+			members(MaxFields+1, func(int) string { return `{"path":["$.a"]}` }) + `]}}]`),
+			[]string{"presentationDefinition.input_descriptors[0].constraints.fields: has 33 fields; at most 32 are taken"}},
 		{"a large filter beside a bad one", peBodyWith(`"input_descriptors":[{"id":"d","constraints":{"fields":[` +
 			`{"path":["$.a"],"filter":{"enum":["` + strings.Repeat("x", 17000) + `"]}},{"path":["$.a"],"filter":{"type":"strin"}}]}}]`),
 			[]string{f0 + ": must be at most 16384 bytes of JSON",
