@@ -35,18 +35,6 @@ const (
 	storageTimeout = 15 * time.Second
 )
 
-// DeliverFunc delivers one message. nil means delivered; a *Failure says
-// whether the failure is permanent and what to record; any other error is
-// temporary. ctx ends when the lease would; the function should not
-// outlive it.
-type DeliverFunc func(ctx context.Context, e Entry) error
-
-// ResultFunc hears of each failed attempt that will be retried (state
-// queued, with LastError) and of each final outcome (sent or failed). It
-// runs on the worker, so it must return quickly (bound its storage writes).
-// A panic in it is recovered and logged.
-type ResultFunc func(e Entry, s Status)
-
 // Options configure a Deliverer. Zero values take the defaults.
 type Options struct {
 	// Workers is how many messages are delivered concurrently.
@@ -169,70 +157,6 @@ func NewDeliverer(outbox *Outbox, opts Options) *Deliverer {
 	d.kinds.Store(&empty)
 	return d
 }
-
-// kind is what a deliverer does with the messages of one kind.
-type kind struct {
-	deliver DeliverFunc
-	result  ResultFunc
-}
-
-// Handle registers the delivery function of a kind of message, and
-// optionally a result function of its own (called after
-// Options.OnResult), and returns what undoes the registration. The
-// registrations of a kind form a stack: the newest is the one used;
-// removing it restores the one before (a config that Caddy refused after
-// its Provision must not leave its functions in charge of the config
-// still running); removing an older one just drops it. Each config
-// registers in Provision and removes in Cleanup; remove may be called
-// more than once. A message of a kind without a registration waits (and
-// is retried later), so a deliverer that outlives a config still knows
-// what to do once the next config has registered its functions.
-func (d *Deliverer) Handle(name string, fn DeliverFunc, result ResultFunc) (remove func()) {
-	reg := &kind{deliver: fn, result: result}
-	d.kmu.Lock()
-	d.stacks[name] = append(d.stacks[name], reg)
-	d.publishKinds()
-	d.kmu.Unlock()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			d.kmu.Lock()
-			defer d.kmu.Unlock()
-			stack := d.stacks[name]
-			for i := len(stack) - 1; i >= 0; i-- {
-				if stack[i] == reg {
-					stack = append(stack[:i:i], stack[i+1:]...)
-					break
-				}
-			}
-			if len(stack) == 0 {
-				delete(d.stacks, name)
-			} else {
-				d.stacks[name] = stack
-			}
-			d.publishKinds()
-		})
-	}
-}
-
-// publishKinds makes the top of each stack the kind's functions. d.kmu
-// must be held.
-func (d *Deliverer) publishKinds() {
-	next := make(map[string]kind, len(d.stacks))
-	for name, stack := range d.stacks {
-		next[name] = *stack[len(stack)-1]
-	}
-	d.kinds.Store(&next)
-}
-
-func (d *Deliverer) kind(name string) kind {
-	if name == "" {
-		name = d.opts.DefaultKind
-	}
-	return (*d.kinds.Load())[name]
-}
-
-func (d *Deliverer) handler(name string) DeliverFunc { return d.kind(name).deliver }
 
 // Outbox returns the outbox this deliverer delivers from.
 func (d *Deliverer) Outbox() *Outbox { return d.outbox }
