@@ -1,0 +1,152 @@
+package proofs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/store"
+)
+
+// Load returns the stored document of a record: backend.ErrNotFound for an
+// unknown or malformed id.
+func (s *Service) Load(ctx context.Context, recordID string) (*Doc, error) {
+	u, ok := ParseID(recordID)
+	if !ok {
+		return nil, backend.ErrNotFound
+	}
+	return s.load(ctx, u)
+}
+
+func (s *Service) load(ctx context.Context, id uuid.UUID) (*Doc, error) {
+	doc, err := s.loadSealed(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.openDoc(doc); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// loadSealed is load without unsealing the record key (the sweeper needs
+// only the state and the times).
+func (s *Service) loadSealed(ctx context.Context, id uuid.UUID) (*Doc, error) {
+	b, err := s.records.Load(ctx, id.String())
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, backend.ErrNotFound
+	}
+	if err != nil {
+		return nil, err // the store marks I/O failures backend.ErrUnavailable
+	}
+	var doc Doc
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("proofs: decoding record %s: %w", id, err)
+	}
+	if doc.Record.ID != id.String() {
+		return nil, fmt.Errorf("proofs: record %s holds record %q", id, doc.Record.ID)
+	}
+	return &doc, nil
+}
+
+// LoadRecord returns the ProofRecord of a record.
+func (s *Service) LoadRecord(ctx context.Context, recordID string) (backend.ProofRecord, error) {
+	doc, err := s.Load(ctx, recordID)
+	if err != nil {
+		return backend.ProofRecord{}, err
+	}
+	return doc.Record, nil
+}
+
+// RecordOrg returns the org owning a record, or backend.ErrNotFound.
+func (s *Service) RecordOrg(ctx context.Context, recordID string) (string, error) {
+	doc, err := s.Load(ctx, recordID)
+	if err != nil {
+		return "", err
+	}
+	return doc.Record.OrgID, nil
+}
+
+// Invitation returns a record's invitation JSON and long URL.
+func (s *Service) Invitation(ctx context.Context, recordID string) (json.RawMessage, string, error) {
+	doc, err := s.Load(ctx, recordID)
+	if err != nil {
+		return nil, "", err
+	}
+	return doc.Invitation, doc.InvitationURL, nil
+}
+
+// update runs fn on the record under its lock and writes the result once.
+// When fn fails or the write fails the stored record is unchanged. A
+// change of state is a transition: its notifications are staged before
+// the write and released after it (transition.go).
+func (s *Service) update(ctx context.Context, recordID string, fn func(*Doc) error) (*Doc, error) {
+	return s.updateStaged(ctx, recordID, fn, nil)
+}
+
+// updateStaged is update with more to stage on a transition (the ack of
+// an accept): extra runs after fn, and what it stages is released or
+// withdrawn with the transition's own notifications.
+func (s *Service) updateStaged(ctx context.Context, recordID string, fn func(*Doc) error, extra func(context.Context, *Doc) (backend.Staged, error)) (*Doc, error) {
+	return s.updateWithin(ctx, recordID, 0, fn, extra)
+}
+
+// updateWithin is updateStaged waiting at most lockWait (> 0) for the
+// record's locks, else ErrBusy; 0 waits as long as it takes.
+func (s *Service) updateWithin(ctx context.Context, recordID string, lockWait time.Duration, fn func(*Doc) error, extra func(context.Context, *Doc) (backend.Staged, error)) (*Doc, error) {
+	u, ok := ParseID(recordID)
+	if !ok {
+		return nil, backend.ErrNotFound
+	}
+	id := u.String()
+	if lockWait > 0 {
+		unlock, ok := recordLocks.lockWithin(ctx, id, lockWait)
+		if !ok {
+			return nil, ErrBusy
+		}
+		defer unlock()
+	} else {
+		defer recordLocks.lock(id)()
+	}
+	if s.cfg.ClusterLocks {
+		name := store.Prefix + "/locks/records/" + id
+		lockCtx, cancel := ctx, context.CancelFunc(func() {})
+		if lockWait > 0 {
+			lockCtx, cancel = context.WithTimeout(ctx, lockWait)
+		}
+		err := s.storage.Lock(lockCtx, name)
+		busy := lockWait > 0 && lockCtx.Err() != nil && ctx.Err() == nil
+		cancel()
+		if busy {
+			return nil, ErrBusy
+		}
+		if err != nil {
+			return nil, unavailable(err)
+		}
+		defer s.storage.Unlock(context.WithoutCancel(ctx), name) //nolint:errcheck // a lost unlock expires
+	}
+	doc, err := s.load(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	prev := doc.Record.State
+	if err := fn(doc); err != nil {
+		return nil, err
+	}
+	doc.Record.UpdatedAt = s.cfg.Now().UTC().Format(backend.TimeFormat)
+	staged, err := s.stageTransition(ctx, prev, doc, extra)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.records.Put(ctx, id, s.sealedDoc(doc)); err != nil {
+		staged.Abort(ctx)
+		return nil, err
+	}
+	staged.Commit()
+	return doc, nil
+}
