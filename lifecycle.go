@@ -250,25 +250,38 @@ type observedState struct {
 // remembers the state again without reporting it).
 const observedRetention = 30 * 24 * time.Hour
 
-func (o observedStates) Swap(ctx context.Context, id, state string) (string, bool, error) {
+// Last implements handlers.StateMemory: a state equal to the stored one
+// is answered from this process's memory when it can be, and refreshed in
+// storage once its SeenAt is half way to observedRetention; a different
+// state is left for Remember.
+func (o observedStates) Last(ctx context.Context, id, state string) (string, bool, error) {
 	if o.seen.is(id, state) {
 		return state, true, nil
 	}
 	var old observedState
-	err := o.store.Get(ctx, id, &old)
-	known := err == nil
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
+	switch err := o.store.Get(ctx, id, &old); {
+	case errors.Is(err, store.ErrNotFound):
+		return "", false, nil
+	case err != nil:
 		return "", false, err
 	}
-	if known && old.State == state && time.Since(old.SeenAt) < observedRetention/2 {
-		o.seen.put(id, state)
-		return state, true, nil
+	if old.State != state {
+		return old.State, true, nil
 	}
-	if err := o.store.Put(ctx, id, observedState{State: state, SeenAt: time.Now().UTC()}); err != nil {
-		return old.State, known, err
+	if time.Since(old.SeenAt) >= observedRetention/2 {
+		return state, true, o.Remember(ctx, id, state)
 	}
 	o.seen.put(id, state)
-	return old.State, known, nil
+	return state, true, nil
+}
+
+// Remember implements handlers.StateMemory.
+func (o observedStates) Remember(ctx context.Context, id, state string) error {
+	if err := o.store.Put(ctx, id, observedState{State: state, SeenAt: time.Now().UTC()}); err != nil {
+		return err
+	}
+	o.seen.put(id, state)
+	return nil
 }
 
 // sweepTask deletes states not seen for observedRetention.

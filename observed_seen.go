@@ -18,7 +18,7 @@ type seenStates struct {
 }
 
 // seenStatesSize bounds the records remembered (a few MiB at most);
-// seenStatesTTL is far below observedRetention/2, when Swap refreshes a
+// seenStatesTTL is far below observedRetention/2, when Last refreshes a
 // stored state's SeenAt.
 const (
 	seenStatesSize = 16384

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/caddyserver/certmagic"
 
@@ -31,12 +32,13 @@ func (s *countingStorage) Store(ctx context.Context, key string, value []byte) e
 	return s.FileStorage.Store(ctx, key, value)
 }
 
-func TestObservedStatesSwap(t *testing.T) {
+func TestObservedStatesLastAndRemember(t *testing.T) {
 	ctx := context.Background()
 	st := &countingStorage{FileStorage: &certmagic.FileStorage{Path: t.TempDir()}}
 	o := observedStates{store: store.New(st, "observed"), seen: newSeenStates()}
 	const id = "3fa85f64-5717-4562-b3fc-2c963f66afa6"
 	type step struct {
+		remember  bool // Remember(state) instead of Last(state)
 		state     string
 		failStore bool
 		wantPrev  string
@@ -46,19 +48,30 @@ func TestObservedStatesSwap(t *testing.T) {
 	}
 	for i, s := range []step{
 		{state: "request-sent", wantPrev: "", wantKnown: false, wantLoads: 1},
+		// Last stores nothing: storage is asked again
+		{state: "request-sent", wantPrev: "", wantKnown: false, wantLoads: 1},
+		{remember: true, state: "request-sent"},
 		{state: "request-sent", wantPrev: "request-sent", wantKnown: true, wantLoads: 0},
 		{state: "presentation-received", wantPrev: "request-sent", wantKnown: true, wantLoads: 1},
-		{state: "presentation-received", wantPrev: "presentation-received", wantKnown: true, wantLoads: 0},
-		{state: "done", failStore: true, wantPrev: "presentation-received", wantKnown: true, wantErr: true, wantLoads: 1},
+		// a new state is not stored by Last (its change is not queued yet)
+		{state: "presentation-received", wantPrev: "request-sent", wantKnown: true, wantLoads: 1},
+		{remember: true, state: "presentation-received", failStore: true, wantErr: true},
 		// the failed write is not remembered: storage is asked again
-		{state: "done", wantPrev: "presentation-received", wantKnown: true, wantLoads: 1},
-		{state: "done", wantPrev: "done", wantKnown: true, wantLoads: 0},
+		{state: "presentation-received", wantPrev: "request-sent", wantKnown: true, wantLoads: 1},
+		{remember: true, state: "presentation-received"},
+		{state: "presentation-received", wantPrev: "presentation-received", wantKnown: true, wantLoads: 0},
 	} {
 		st.failStore.Store(s.failStore)
 		before := st.loads.Load()
-		prev, known, err := o.Swap(ctx, id, s.state)
+		if s.remember {
+			if err := o.Remember(ctx, id, s.state); (err != nil) != s.wantErr {
+				t.Fatalf("step %d: Remember(%s) = %v, want error %v", i, s.state, err, s.wantErr)
+			}
+			continue
+		}
+		prev, known, err := o.Last(ctx, id, s.state)
 		if (err != nil) != s.wantErr || prev != s.wantPrev || known != s.wantKnown {
-			t.Fatalf("step %d: Swap(%s) = %q, %v, %v; want %q, %v, error %v", i, s.state, prev, known, err, s.wantPrev, s.wantKnown, s.wantErr)
+			t.Fatalf("step %d: Last(%s) = %q, %v, %v; want %q, %v, error %v", i, s.state, prev, known, err, s.wantPrev, s.wantKnown, s.wantErr)
 		}
 		if n := st.loads.Load() - before; n != s.wantLoads {
 			t.Errorf("step %d: %d storage reads, want %d", i, n, s.wantLoads)
@@ -66,7 +79,20 @@ func TestObservedStatesSwap(t *testing.T) {
 	}
 	// Another instance (no memory) reads what this one stored.
 	other := observedStates{store: store.New(st, "observed")}
-	if prev, known, err := other.Swap(ctx, id, "done"); err != nil || !known || prev != "done" {
+	if prev, known, err := other.Last(ctx, id, "presentation-received"); err != nil || !known || prev != "presentation-received" {
 		t.Fatalf("another instance: %q, %v, %v", prev, known, err)
+	}
+	// A state seen again half way to its retention is stored again, so
+	// the sweeper keeps it.
+	old := time.Now().Add(-observedRetention/2 - time.Hour).UTC()
+	if err := other.store.Put(ctx, id, observedState{State: "done", SeenAt: old}); err != nil {
+		t.Fatal(err)
+	}
+	if prev, known, err := other.Last(ctx, id, "done"); err != nil || !known || prev != "done" {
+		t.Fatalf("refresh: %q, %v, %v", prev, known, err)
+	}
+	var got observedState
+	if err := other.store.Get(ctx, id, &got); err != nil || !got.SeenAt.After(old) {
+		t.Fatalf("refresh: stored %+v, %v; want a SeenAt after %v", got, err, old)
 	}
 }

@@ -9,11 +9,18 @@ import (
 )
 
 // StateMemory remembers the last state the gateway saw of records kept by
-// agents, so that a read showing a new state is reported once.
+// agents, so that a read showing a new state is reported once. Reading
+// and storing are two steps so that a new state is stored only once its
+// notifications are queued: a process that dies between the two leaves
+// the old state stored, and the next read reports the change again
+// (under the same event id) instead of taking it as known.
 type StateMemory interface {
-	// Swap stores state as record id's last seen state and returns the
-	// one before (known false when there was none).
-	Swap(ctx context.Context, id, state string) (previous string, known bool, err error)
+	// Last returns the state last stored for record id (known false when
+	// there is none). When that is state already, the stored copy is
+	// refreshed as its retention needs; a different state writes nothing.
+	Last(ctx context.Context, id, state string) (previous string, known bool, err error)
+	// Remember stores state as record id's last seen state.
+	Remember(ctx context.Context, id, state string) error
 }
 
 // stageChange stages the notifications of a change the gateway caused or
@@ -31,26 +38,21 @@ func (g *Gateway) stageChange(ctx context.Context, b backend.Backend, prev strin
 	if self && prev != "" {
 		return nil
 	}
-	remembered := !self && (prev != "" || rec.State != createdState)
-	if remembered {
-		// A creation in createdState is not stored: observe knows it from
-		// the record's owner, and a create through an agent keeps one
-		// durable write (the owner) instead of two.
-		g.remember(ctx, rec)
-	}
 	st, err := g.Changes.Stage(ctx, backend.StateChange{ID: backend.ChangeID(rec.ID, rec.State), PreviousState: prev, Record: rec})
 	if err != nil {
+		// Nothing is remembered either: the next read finds the state
+		// stored before and reports the change again.
 		g.Logger.Error("queueing the notifications of a state change failed",
 			zap.String("proof_record_id", rec.ID), zap.String("state", rec.State), zap.Error(err))
-		if remembered && prev != "" && g.Observed != nil {
-			// The state seen before is put back, so that the next read
-			// reports the change again instead of taking it as known.
-			if _, _, err := g.Observed.Swap(ctx, rec.ID, prev); err != nil {
-				g.Logger.Error("a state change could neither be queued nor forgotten; its notifications are lost",
-					zap.String("proof_record_id", rec.ID), zap.String("state", rec.State), zap.Error(err))
-			}
-		}
 		return nil
+	}
+	// Only now, with the notifications durable: remembered first, a crash
+	// before the staging would make the next read take the change as
+	// known and lose it. A creation in createdState is not stored:
+	// observe knows it from the record's owner, and a create through an
+	// agent keeps one durable write (the owner) instead of two.
+	if !self && (prev != "" || rec.State != createdState) {
+		g.remember(ctx, rec)
 	}
 	return st
 }
@@ -69,11 +71,12 @@ func (g *Gateway) observe(ctx context.Context, b backend.Backend, rec backend.Pr
 	if _, self := b.(backend.ChangeReporter); self || g.Changes == nil || g.Observed == nil {
 		return
 	}
-	prev, known, err := g.Observed.Swap(ctx, rec.ID, rec.State)
+	prev, stored, err := g.Observed.Last(ctx, rec.ID, rec.State)
 	if err != nil {
-		g.Logger.Warn("remembering a record's state", zap.String("proof_record_id", rec.ID), zap.Error(err))
+		g.Logger.Warn("reading a record's last seen state", zap.String("proof_record_id", rec.ID), zap.Error(err))
 		return
 	}
+	known := stored
 	if !known && g.createdHere(ctx, b, rec.ID) {
 		// Not stored at creation (stageChange), or swept after
 		// observedRetention: a record proofgate created began in
@@ -81,8 +84,14 @@ func (g *Gateway) observe(ctx context.Context, b backend.Backend, rec backend.Pr
 		// reported again, with the same event id.)
 		prev, known = createdState, true
 	}
-	if known && prev != rec.State {
-		g.reportChange(ctx, b, prev, rec)
+	switch {
+	case known && prev != rec.State:
+		g.reportChange(ctx, b, prev, rec) // stores the state once staged
+	case !stored:
+		// Nothing to report (a record made elsewhere is first seen, not
+		// changed): the state is stored so the next read costs no owner
+		// lookup and a later change is reported from it.
+		g.remember(ctx, rec)
 	}
 }
 
@@ -105,7 +114,9 @@ func (g *Gateway) remember(ctx context.Context, rec backend.ProofRecord) {
 	if g.Observed == nil {
 		return
 	}
-	if _, _, err := g.Observed.Swap(ctx, rec.ID, rec.State); err != nil {
+	if err := g.Observed.Remember(ctx, rec.ID, rec.State); err != nil {
+		// The change is queued; the next read reports it again under the
+		// same event id, which receivers deduplicate on.
 		g.Logger.Warn("remembering a record's state", zap.String("proof_record_id", rec.ID), zap.Error(err))
 	}
 }

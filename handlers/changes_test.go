@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"go.uber.org/zap"
@@ -25,10 +26,28 @@ func (agentDouble) RecordOrg(context.Context, string) (string, error) { return "
 // stateMap is a StateMemory in a map.
 type stateMap map[string]string
 
-func (m stateMap) Swap(_ context.Context, id, state string) (string, bool, error) {
+func (m stateMap) Last(_ context.Context, id, _ string) (string, bool, error) {
 	prev, ok := m[id]
-	m[id] = state
 	return prev, ok, nil
+}
+
+func (m stateMap) Remember(_ context.Context, id, state string) error {
+	m[id] = state
+	return nil
+}
+
+// crashingMemory is a stateMap whose process dies (the test's panic) when
+// it is told to remember a state whose change sink has not staged it.
+type crashingMemory struct {
+	stateMap
+	sink *flakySink
+}
+
+func (m crashingMemory) Remember(ctx context.Context, id, state string) error {
+	if !slices.ContainsFunc(m.sink.staged, func(c backend.StateChange) bool { return c.Record.ID == id && c.Record.State == state }) {
+		panic("crash: " + id + " remembered as " + state + " before its change was staged")
+	}
+	return m.stateMap.Remember(ctx, id, state)
 }
 
 // flakySink fails its first fail stagings, then records each change.
@@ -65,6 +84,31 @@ func TestChangeNotQueuedIsReportedAgain(t *testing.T) {
 			g.observe(context.Background(), agentDouble{}, rec) // and one more: reported once
 			if len(sink.staged) != 1 || sink.staged[0].PreviousState != backend.StateRequestSent {
 				t.Fatalf("staged %+v, want the change from request-sent once", sink.staged)
+			}
+		})
+	}
+}
+
+// A new state is stored only after its change is staged: a process dying
+// between the two must leave the old state stored, so the next read
+// reports the change instead of taking it as known.
+func TestStateRememberedOnlyOnceStaged(t *testing.T) {
+	rec := backend.ProofRecord{ID: "r1", State: backend.StatePresentationReceived}
+	for _, tt := range []struct {
+		name   string
+		report func(g *Gateway)
+	}{
+		{"observed", func(g *Gateway) { g.observe(context.Background(), agentDouble{}, rec) }},
+		{"made", func(g *Gateway) { g.reportChange(context.Background(), agentDouble{}, backend.StateRequestSent, rec) }},
+		{"created in another state", func(g *Gateway) { g.reportChange(context.Background(), agentDouble{}, "", rec) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sink := &flakySink{}
+			mem := crashingMemory{stateMap: stateMap{"r1": backend.StateRequestSent}, sink: sink}
+			g := &Gateway{Logger: zap.NewNop(), Changes: sink, Observed: mem}
+			tt.report(g)
+			if len(sink.staged) != 1 || mem.stateMap["r1"] != rec.State {
+				t.Fatalf("staged %+v, remembered %q; want one change and %q", sink.staged, mem.stateMap["r1"], rec.State)
 			}
 		})
 	}
