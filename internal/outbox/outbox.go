@@ -136,12 +136,13 @@ func (o *Outbox) put(ctx context.Context, id, kind string, payload any, held boo
 	return o.store.Put(ctx, id, &doc)
 }
 
-// Replace is Enqueue for an id a worker may be holding (a message
-// re-staged after an earlier attempt): it waits for the message's guard
-// and storage lock, so a worker recording an outcome cannot overwrite the
-// fresh message with the old one's. Like Enqueue, the message is due at
-// once (not held).
-func (o *Outbox) Replace(ctx context.Context, id, kind string, payload any) error {
+// Restage is Stage for an id a worker may be holding (a message staged
+// again after an earlier attempt, or left by a request that died before
+// its commit): it waits for the message's guard and storage lock, so a
+// worker recording an outcome cannot overwrite the fresh message with the
+// old one's. Like Stage, the message is held until Deliverer.Notify(id)
+// or DeliverNow releases it, or its hold ends.
+func (o *Outbox) Restage(ctx context.Context, id, kind string, payload any) error {
 	if !ValidID(id) {
 		return fmt.Errorf("outbox: message id %q is not 1-200 letters, digits, '-', '_' or '.'", id)
 	}
@@ -150,7 +151,7 @@ func (o *Outbox) Replace(ctx context.Context, id, kind string, payload any) erro
 		return err
 	}
 	defer release()
-	return o.Enqueue(ctx, id, kind, payload)
+	return o.Stage(ctx, id, kind, payload)
 }
 
 func (o *Outbox) remember(id string) {

@@ -267,10 +267,10 @@ func TestEnqueueRejects(t *testing.T) {
 	}
 }
 
-// A message replaced while a worker attempts it keeps the replacement: the
-// attempt's outcome is not written over it, and the new message is
-// delivered.
-func TestReplaceDuringAttempt(t *testing.T) {
+// A message staged again while a worker attempts it keeps the new one:
+// the attempt's outcome is not written over it, and the new message is
+// delivered once released, not before.
+func TestRestageDuringAttempt(t *testing.T) {
 	d, results := newTestDeliverer(t, t.TempDir(), Options{})
 	inAttempt := make(chan struct{})
 	release := make(chan struct{})
@@ -296,12 +296,19 @@ func TestReplaceDuringAttempt(t *testing.T) {
 	d.Notify()
 	<-inAttempt
 	replaced := make(chan error, 1)
-	go func() { replaced <- d.Outbox().Replace(ctx, "m", "k", 2) }()
+	go func() { replaced <- d.Outbox().Restage(ctx, "m", "k", 2) }()
 	if err := <-replaced; err != nil {
 		t.Fatal(err)
 	}
 	close(release)
 	d.Notify()
+	d.ScanNow()
+	select {
+	case o := <-results:
+		t.Fatalf("a held message was delivered before its release: %+v", o)
+	case <-time.After(200 * time.Millisecond):
+	}
+	d.Notify("m")
 	if o := next(t, results); o.s.State != StateSent || calls.Load() != 2 {
 		t.Fatalf("outcome %+v after %d calls", o, calls.Load())
 	}

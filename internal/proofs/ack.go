@@ -61,12 +61,15 @@ func NewAckDeliverer(storage certmagic.Storage, logger *zap.Logger, onResult out
 }
 
 // stageAck writes the ack's outbox message before the record moves to
-// done (Service.accept), and notes on the record that it is queued.
+// done (Service.accept), and notes on the record that it is queued. The
+// message is held until the record is stored: the accept's caller
+// releases it (releaseAck), so no worker finds it before its record is
+// done and spends an attempt on "record-not-done".
 func (a *Agent) stageAck(ctx context.Context, d *Doc) (backend.Staged, error) {
 	id := ackMessageID(d.Record.ID)
-	// Replace, not Enqueue: a message left by an accept that died before
+	// Restage, not Stage: a message left by an accept that died before
 	// its record write may be in a worker's hands right now.
-	if err := a.acks.Outbox().Replace(ctx, id, AckKind, ackMessage{RecordID: d.Record.ID}); err != nil {
+	if err := a.acks.Outbox().Restage(ctx, id, AckKind, ackMessage{RecordID: d.Record.ID}); err != nil {
 		return nil, err
 	}
 	if d.Record.Metadata == nil {
@@ -81,8 +84,9 @@ type ackStaged struct {
 	id string
 }
 
-// Commit does nothing: the caller makes the first attempt (or notifies
-// the workers) once the record is done.
+// Commit does nothing: the accept's caller releases the message once the
+// record is done (releaseAck), after making the first attempt itself
+// when it answers with the outcome.
 func (s *ackStaged) Commit() {}
 
 func (s *ackStaged) Abort(ctx context.Context) {
@@ -90,6 +94,10 @@ func (s *ackStaged) Abort(ctx context.Context) {
 		s.a.logger.Warn("withdrawing the ack of an accept that was not stored", zap.String("message_id", s.id), zap.Error(err))
 	}
 }
+
+// releaseAck hands the ack of a stored accept to the workers (a no-op
+// for a message DeliverNow already took).
+func (a *Agent) releaseAck(recordID string) { a.acks.Notify(ackMessageID(recordID)) }
 
 // errNotDone: the ack's record has not (yet) moved to done.
 var errNotDone = errors.New("the record is not accepted")

@@ -134,3 +134,46 @@ func TestAckMessageBeforeRecord(t *testing.T) {
 	time.Sleep(200 * time.Millisecond) // room for a wrong second delivery
 	w.None()
 }
+
+// The ack's message is held while its accept is in flight: another
+// accept's release, or a scan, does not hand it to a worker before its
+// record is stored (which used to spend an attempt on "record-not-done"
+// and put the ack off by a backoff); the accept's release then sends it
+// once.
+func TestAckHeldUntilItsRecordIsStored(t *testing.T) {
+	st := fileStorage(t)
+	acks := fastAcks(t, st)
+	a := NewAgent(newTestService(t, st), AgentConfig{AllowPrivateEndpoints: true, Acks: acks})
+	t.Cleanup(a.Close)
+	w := wallet.NewT(t, wallet.Options{})
+	id := presented(t, a, w)
+	results := make(chan outbox.Status, 10)
+	acks.Handle(AckKind, a.deliverAck, func(_ outbox.Entry, s outbox.Status) { results <- s })
+	acks.Start()
+	stage := func(ctx context.Context, d *Doc) (backend.Staged, error) {
+		staged, err := a.stageAck(ctx, d)
+		acks.Notify()
+		acks.ScanNow()
+		select {
+		case s := <-results:
+			t.Errorf("the ack was attempted before its record was stored: %+v", s)
+		case <-time.After(300 * time.Millisecond):
+		}
+		return staged, err
+	}
+	if _, err := a.svc.accept(context.Background(), testOrg, id, stage); err != nil {
+		t.Fatal(err)
+	}
+	a.releaseAck(id)
+	select {
+	case s := <-results:
+		if s.State != outbox.StateSent || s.Attempts != 1 {
+			t.Fatalf("status %+v, want sent at the first attempt", s)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the released ack was not attempted")
+	}
+	if got := w.Next(); got.Type() != TypeAckV2 {
+		t.Fatalf("got %s", got.Raw)
+	}
+}

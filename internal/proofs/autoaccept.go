@@ -39,7 +39,7 @@ func (a *Agent) autoAccept(ctx context.Context, rec backend.ProofRecord) string 
 			zap.String("proof_record_id", rec.ID), zap.Error(err))
 		return rec.State
 	}
-	a.acks.Notify()
+	a.releaseAck(doc.Record.ID)
 	return doc.Record.State
 }
 

@@ -235,7 +235,7 @@ func (a *Agent) Accept(ctx context.Context, org backend.Org, recordID string) (b
 		a.logger.Warn("the first attempt of an ack could not be made; the outbox retries it",
 			zap.String("proof_record_id", doc.Record.ID), zap.Error(err))
 	}
-	a.acks.Notify()
+	a.releaseAck(doc.Record.ID) // if DeliverNow could not take it
 	if d, err := a.svc.Load(ctx, recordID); err == nil {
 		return d.Record, nil
 	}
