@@ -275,8 +275,13 @@ func (o observedStates) Last(ctx context.Context, id, state string) (string, boo
 	return state, true, nil
 }
 
-// Remember implements handlers.StateMemory.
+// Remember implements handlers.StateMemory. A state this process last
+// read or wrote for id is not written again: storage holds it (or a later
+// one), as an accept repeated on a done record finds.
 func (o observedStates) Remember(ctx context.Context, id, state string) error {
+	if o.seen.is(id, state) {
+		return nil
+	}
 	if err := o.store.Put(ctx, id, observedState{State: state, SeenAt: time.Now().UTC()}); err != nil {
 		return err
 	}

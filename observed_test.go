@@ -60,6 +60,8 @@ func TestObservedStatesLastAndRemember(t *testing.T) {
 		{state: "presentation-received", wantPrev: "request-sent", wantKnown: true, wantLoads: 1},
 		{remember: true, state: "presentation-received"},
 		{state: "presentation-received", wantPrev: "presentation-received", wantKnown: true, wantLoads: 0},
+		// remembering what is stored already writes nothing
+		{remember: true, state: "presentation-received", failStore: true},
 	} {
 		st.failStore.Store(s.failStore)
 		before := st.loads.Load()
@@ -77,6 +79,7 @@ func TestObservedStatesLastAndRemember(t *testing.T) {
 			t.Errorf("step %d: %d storage reads, want %d", i, n, s.wantLoads)
 		}
 	}
+	st.failStore.Store(false)
 	// Another instance (no memory) reads what this one stored.
 	other := observedStates{store: store.New(st, "observed")}
 	if prev, known, err := other.Last(ctx, id, "presentation-received"); err != nil || !known || prev != "presentation-received" {
