@@ -268,7 +268,7 @@ func (d *Deliverer) report(id string, doc *Document, e Entry, err error) (time.T
 }
 
 // putOutcome writes an attempt's outcome under the message's storage lock,
-// unless the message was replaced (Outbox.Replace) or withdrawn during the
+// unless the message was staged again (Outbox.Restage) or withdrawn during the
 // attempt, or its claim passed to another worker: the newer state wins
 // (replaced is then true). It has a context of its own: an outcome is
 // recorded even while the deliverer stops.

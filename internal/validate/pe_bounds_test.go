@@ -117,6 +117,9 @@ func peCostBodies() []struct {
 // a small multiple of its size, as the rest of a body does. (Before: up
 // to 1418 times; see peCostBodies.)
 func TestPECostIsBoundedByBody(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation bounds are measured without the race detector (see raceEnabled)")
+	}
 	for _, tc := range peCostBodies() {
 		t.Run(tc.name, func(t *testing.T) {
 			factor := 64.0 // bytes allocated per byte of body, at most
