@@ -116,6 +116,10 @@ type Schema struct {
 	Name      string
 	Version   string
 	AttrNames []string
+	// SeqNo is the ledger sequence number of a legacy Indy schema, when
+	// its document gives it (ACA-Py's answers do, as "seqNo"); 0 when not
+	// known. A legacy credential definition names its schema by it.
+	SeqNo int64
 }
 
 // ParseSchema reads a schema document: the AnonCreds form (issuerId,
@@ -128,9 +132,17 @@ func ParseSchema(id string, raw []byte) (*Schema, error) {
 		Name      string   `json:"name"`
 		Version   string   `json:"version"`
 		AttrNames []string `json:"attrNames"`
+		SeqNo     *int64   `json:"seqNo"`
 	}
 	if err := json.Unmarshal(raw, &j); err != nil {
 		return nil, fmt.Errorf("schema %s: %v", id, err)
+	}
+	var seqNo int64
+	if j.SeqNo != nil {
+		if *j.SeqNo < 1 {
+			return nil, fmt.Errorf("schema %s: seqNo %d is not a ledger sequence number", id, *j.SeqNo)
+		}
+		seqNo = *j.SeqNo
 	}
 	if j.ID != "" && id != "" && j.ID != id {
 		return nil, fmt.Errorf("schema %s: the document is schema %s", id, j.ID)
@@ -149,7 +161,7 @@ func ParseSchema(id string, raw []byte) (*Schema, error) {
 	if len(j.AttrNames) > cl.MaxAttributes {
 		return nil, fmt.Errorf("schema %s: more than %d attributes", id, cl.MaxAttributes)
 	}
-	return &Schema{ID: id, IssuerID: j.IssuerID, Name: j.Name, Version: j.Version, AttrNames: j.AttrNames}, nil
+	return &Schema{ID: id, IssuerID: j.IssuerID, Name: j.Name, Version: j.Version, AttrNames: j.AttrNames, SeqNo: seqNo}, nil
 }
 
 // CredentialDefinition is an AnonCreds CL credential definition.

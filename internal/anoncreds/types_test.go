@@ -45,3 +45,26 @@ func TestCredDefIssuerFromLegacyID(t *testing.T) {
 		}
 	}
 }
+
+// TestParseSchemaSeqNo: a legacy schema's ledger sequence number is read
+// when its document gives it (ACA-Py's Schema: "seqNo", an integer ≥ 1).
+func TestParseSchemaSeqNo(t *testing.T) {
+	const id = "55GkHamhTU1ZbTbV2ab9DE:2:person:1.0"
+	base := `{"ver":"1.0","id":"` + id + `","name":"person","version":"1.0","attrNames":["name"]`
+	for _, tt := range []struct {
+		doc     string
+		want    int64
+		wantErr bool
+	}{
+		{base + `}`, 0, false},
+		{base + `,"seqNo":10}`, 10, false},
+		{base + `,"seqNo":0}`, 0, true},
+		{base + `,"seqNo":-3}`, 0, true},
+		{base + `,"seqNo":"10"}`, 0, true},
+	} {
+		s, err := ParseSchema(id, []byte(tt.doc))
+		if (err != nil) != tt.wantErr || (err == nil && s.SeqNo != tt.want) {
+			t.Errorf("%s: %+v, %v; want seqNo %d, error %v", tt.doc, s, err, tt.want, tt.wantErr)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/big"
 	"sort"
+	"strconv"
 
 	"github.com/proofgate/proofgate/internal/anoncreds/cl"
 	"github.com/proofgate/proofgate/internal/anoncreds/names"
@@ -104,6 +105,14 @@ func (v *Verifier) Verify(ctx context.Context, requestJSON, presentationJSON []b
 		}
 		if def.SchemaID != "" && !isDigits(def.SchemaID) && def.SchemaID != id.SchemaID {
 			return fail(verify.ReasonRestriction, "credential %d: credential definition %s is for schema %s, not %s", i, id.CredDefID, def.SchemaID, id.SchemaID)
+		}
+		// A legacy definition names its schema by ledger sequence number:
+		// compared when the schema's document gives its own. (Without it,
+		// keyFitsSchema below still holds the schema to the definition's
+		// attributes.)
+		if isDigits(def.SchemaID) && schema.SeqNo != 0 && !sameSeqNo(def.SchemaID, schema.SeqNo) {
+			return fail(verify.ReasonRestriction, "credential %d: credential definition %s is for the schema with ledger sequence number %s; schema %s has %d",
+				i, id.CredDefID, def.SchemaID, id.SchemaID, schema.SeqNo)
 		}
 		f := &credFacts{id: id, schema: schema, def: def, revealed: revealedValues(&req, &pres, i), attrs: map[string]bool{}}
 		for _, a := range schema.AttrNames {
@@ -244,6 +253,12 @@ func keyFitsSchema(key *cl.PublicKey, attrs map[string]bool) string {
 		}
 	}
 	return ""
+}
+
+// sameSeqNo reports whether digits (isDigits) are sequence number n.
+func sameSeqNo(digits string, n int64) bool {
+	v, err := strconv.ParseInt(digits, 10, 64)
+	return err == nil && v == n
 }
 
 func isDigits(s string) bool {

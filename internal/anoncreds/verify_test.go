@@ -302,3 +302,50 @@ func TestCredDefKeyMustFitSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestLegacySchemaSeqNo: a legacy definition names its schema by ledger
+// sequence number; when the schema's document gives its own (ACA-Py's
+// answers do), a presentation naming another schema is refused, even one
+// with exactly the definition's attributes.
+func TestLegacySchemaSeqNo(t *testing.T) {
+	const (
+		cid    = "55GkHamhTU1ZbTbV2ab9DE:3:CL:55GkHamhTU1ZbTbV2ab9DE:2:person:1.0:default"
+		person = "55GkHamhTU1ZbTbV2ab9DE:2:person:1.0"
+		twin   = "55GkHamhTU1ZbTbV2ab9DE:2:person-twin:1.0" // the same attributes
+	)
+	for _, tt := range []struct {
+		name     string
+		schemaID string
+		seqNos   map[string]int64 // schema id → its seqNo (absent: unknown)
+		want     bool
+	}{
+		{"its own schema, seqNo given", person, map[string]int64{person: 42, twin: 43}, true},
+		{"its own schema, seqNo unknown", person, nil, true},
+		{"another schema with the same attributes, seqNo given", twin, map[string]int64{person: 42, twin: 43}, false},
+		{"another schema with the same attributes, seqNo unknown", twin, nil, true}, // nothing to compare: the gap the README names
+	} {
+		reg := loadRegistry(t)
+		def := *reg.defs[cid]
+		def.SchemaID = "42" // as a legacy Indy ledger writes it
+		reg.defs[cid] = &def
+		own := *reg.schemas[person]
+		reg.schemas[person] = &own
+		other := own
+		other.ID, other.Name = twin, "person-twin"
+		reg.schemas[twin] = &other
+		for id, n := range tt.seqNos {
+			reg.schemas[id].SeqNo = n
+		}
+		tc := corpusCaseNamed(t, "reveal-one")
+		req := toMap(t, tc.Request)
+		req["requested_attributes"].(map[string]any)["r1"].(map[string]any)["restrictions"] =
+			[]any{map[string]any{"schema_id": tt.schemaID}}
+		pres := toMap(t, tc.Presentation)
+		pres["identifiers"].([]any)[0].(map[string]any)["schema_id"] = tt.schemaID
+		got := (&Verifier{Resolver: reg}).Verify(context.Background(), toJSON(t, req), toJSON(t, pres))
+		want := "credential 0: credential definition " + cid + " is for the schema with ledger sequence number 42; schema " + twin + " has 43"
+		if got.Verified != tt.want || (!tt.want && (got.Reason != verify.ReasonRestriction || !hasProblem(got, want))) {
+			t.Errorf("%s: %+v, want verified %v", tt.name, got, tt.want)
+		}
+	}
+}
