@@ -65,17 +65,29 @@ func (s *flakySink) Stage(_ context.Context, c backend.StateChange) (backend.Sta
 	return backend.NopStaged{}, nil
 }
 
+// changeReport is one way the gateway learns of a change of an agent's
+// record.
+type changeReport struct {
+	name   string
+	report func(g *Gateway)
+}
+
+// changeReports are the ways record r1, last seen in request-sent, comes
+// to be in rec's state: seen by a read, made by an accept, or (last)
+// created in it.
+func changeReports(rec backend.ProofRecord) []changeReport {
+	return []changeReport{
+		{"observed", func(g *Gateway) { g.observe(context.Background(), agentDouble{}, rec) }},
+		{"made", func(g *Gateway) { g.reportChange(context.Background(), agentDouble{}, backend.StateRequestSent, rec) }},
+		{"created in another state", func(g *Gateway) { g.reportChange(context.Background(), agentDouble{}, "", rec) }},
+	}
+}
+
 // A change seen on an agent's record, or made by an accept, that cannot
 // be queued is not taken as known: the next read reports it again.
 func TestChangeNotQueuedIsReportedAgain(t *testing.T) {
 	rec := backend.ProofRecord{ID: "r1", State: backend.StatePresentationReceived}
-	for _, tt := range []struct {
-		name   string
-		report func(g *Gateway)
-	}{
-		{"observed", func(g *Gateway) { g.observe(context.Background(), agentDouble{}, rec) }},
-		{"made", func(g *Gateway) { g.reportChange(context.Background(), agentDouble{}, backend.StateRequestSent, rec) }},
-	} {
+	for _, tt := range changeReports(rec)[:2] {
 		t.Run(tt.name, func(t *testing.T) {
 			sink := &flakySink{fail: 1}
 			g := &Gateway{Logger: zap.NewNop(), Changes: sink, Observed: stateMap{"r1": backend.StateRequestSent}}
@@ -94,14 +106,7 @@ func TestChangeNotQueuedIsReportedAgain(t *testing.T) {
 // reports the change instead of taking it as known.
 func TestStateRememberedOnlyOnceStaged(t *testing.T) {
 	rec := backend.ProofRecord{ID: "r1", State: backend.StatePresentationReceived}
-	for _, tt := range []struct {
-		name   string
-		report func(g *Gateway)
-	}{
-		{"observed", func(g *Gateway) { g.observe(context.Background(), agentDouble{}, rec) }},
-		{"made", func(g *Gateway) { g.reportChange(context.Background(), agentDouble{}, backend.StateRequestSent, rec) }},
-		{"created in another state", func(g *Gateway) { g.reportChange(context.Background(), agentDouble{}, "", rec) }},
-	} {
+	for _, tt := range changeReports(rec) {
 		t.Run(tt.name, func(t *testing.T) {
 			sink := &flakySink{}
 			mem := crashingMemory{stateMap: stateMap{"r1": backend.StateRequestSent}, sink: sink}

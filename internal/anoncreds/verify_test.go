@@ -290,17 +290,25 @@ func TestCredDefKeyMustFitSchema(t *testing.T) {
 		reg.schemas[more] = &Schema{ID: more, IssuerID: "55GkHamhTU1ZbTbV2ab9DE", Name: "person-plus", Version: "1.0",
 			AttrNames: append(append([]string{}, personAttrs...), "nickname")}
 
-		tc := corpusCaseNamed(t, "reveal-one") // reveals name
-		req := toMap(t, tc.Request)
-		req["requested_attributes"].(map[string]any)["r1"].(map[string]any)["restrictions"] =
-			[]any{map[string]any{"schema_id": tt.schemaID}}
-		pres := toMap(t, tc.Presentation)
-		pres["identifiers"].([]any)[0].(map[string]any)["schema_id"] = tt.schemaID
-		got := (&Verifier{Resolver: reg}).Verify(context.Background(), toJSON(t, req), toJSON(t, pres))
+		got := verifyUnderSchema(t, reg, tt.schemaID)
 		if got.Verified != tt.want || (tt.problem != "" && (got.Reason != verify.ReasonRestriction || !hasProblem(got, tt.problem))) {
 			t.Errorf("%s: %+v, want verified %v, problem %q", tt.name, got, tt.want, tt.problem)
 		}
 	}
+}
+
+// verifyUnderSchema verifies corpus case reveal-one (it reveals name)
+// with its credential shown under schema schemaID and the request
+// restricted to that schema.
+func verifyUnderSchema(t *testing.T, reg *mapResolver, schemaID string) Verdict {
+	t.Helper()
+	tc := corpusCaseNamed(t, "reveal-one")
+	req := toMap(t, tc.Request)
+	req["requested_attributes"].(map[string]any)["r1"].(map[string]any)["restrictions"] =
+		[]any{map[string]any{"schema_id": schemaID}}
+	pres := toMap(t, tc.Presentation)
+	pres["identifiers"].([]any)[0].(map[string]any)["schema_id"] = schemaID
+	return (&Verifier{Resolver: reg}).Verify(context.Background(), toJSON(t, req), toJSON(t, pres))
 }
 
 // TestLegacySchemaSeqNo: a legacy definition names its schema by ledger
@@ -336,13 +344,7 @@ func TestLegacySchemaSeqNo(t *testing.T) {
 		for id, n := range tt.seqNos {
 			reg.schemas[id].SeqNo = n
 		}
-		tc := corpusCaseNamed(t, "reveal-one")
-		req := toMap(t, tc.Request)
-		req["requested_attributes"].(map[string]any)["r1"].(map[string]any)["restrictions"] =
-			[]any{map[string]any{"schema_id": tt.schemaID}}
-		pres := toMap(t, tc.Presentation)
-		pres["identifiers"].([]any)[0].(map[string]any)["schema_id"] = tt.schemaID
-		got := (&Verifier{Resolver: reg}).Verify(context.Background(), toJSON(t, req), toJSON(t, pres))
+		got := verifyUnderSchema(t, reg, tt.schemaID)
 		want := "credential 0: credential definition " + cid + " is for the schema with ledger sequence number 42; schema " + twin + " has 43"
 		if got.Verified != tt.want || (!tt.want && (got.Reason != verify.ReasonRestriction || !hasProblem(got, want))) {
 			t.Errorf("%s: %+v, want verified %v", tt.name, got, tt.want)

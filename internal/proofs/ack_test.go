@@ -93,19 +93,27 @@ func TestAckSurvivesRestart(t *testing.T) {
 	}
 }
 
+// ackWatched is an agent with a record in presentation-received (id,
+// answered by w) whose ack outcomes go to results instead of the record;
+// its deliverer is not started.
+func ackWatched(t *testing.T) (a *Agent, acks *outbox.Deliverer, w *wallet.T, id string, results chan outbox.Status) {
+	st := fileStorage(t)
+	acks = fastAcks(t, st)
+	a = NewAgent(newTestService(t, st), AgentConfig{AllowPrivateEndpoints: true, Acks: acks})
+	t.Cleanup(a.Close)
+	w = wallet.NewT(t, wallet.Options{})
+	id = presented(t, a, w)
+	results = make(chan outbox.Status, 10)
+	acks.Handle(AckKind, a.deliverAck, func(_ outbox.Entry, s outbox.Status) { results <- s })
+	return a, acks, w, id, results
+}
+
 // The ack's message is written before the record: if the process died
 // between the two writes, the message finds its record not done and sends
 // nothing; an accept that then succeeds sends the ack once.
 func TestAckMessageBeforeRecord(t *testing.T) {
-	st := fileStorage(t)
-	acks := fastAcks(t, st)
-	a := NewAgent(newTestService(t, st), AgentConfig{AllowPrivateEndpoints: true, Acks: acks})
-	t.Cleanup(a.Close)
-	w := wallet.NewT(t, wallet.Options{})
-	id := presented(t, a, w)
+	a, acks, w, id, results := ackWatched(t)
 	// The crash: the message is there, the record never moved.
-	results := make(chan outbox.Status, 10)
-	acks.Handle(AckKind, a.deliverAck, func(_ outbox.Entry, s outbox.Status) { results <- s })
 	if err := acks.Outbox().Enqueue(context.Background(), ackMessageID(id), AckKind, ackMessage{RecordID: id}); err != nil {
 		t.Fatal(err)
 	}
@@ -141,14 +149,7 @@ func TestAckMessageBeforeRecord(t *testing.T) {
 // and put the ack off by a backoff); the accept's release then sends it
 // once.
 func TestAckHeldUntilItsRecordIsStored(t *testing.T) {
-	st := fileStorage(t)
-	acks := fastAcks(t, st)
-	a := NewAgent(newTestService(t, st), AgentConfig{AllowPrivateEndpoints: true, Acks: acks})
-	t.Cleanup(a.Close)
-	w := wallet.NewT(t, wallet.Options{})
-	id := presented(t, a, w)
-	results := make(chan outbox.Status, 10)
-	acks.Handle(AckKind, a.deliverAck, func(_ outbox.Entry, s outbox.Status) { results <- s })
+	a, acks, w, id, results := ackWatched(t)
 	acks.Start()
 	stage := func(ctx context.Context, d *Doc) (backend.Staged, error) {
 		staged, err := a.stageAck(ctx, d)
