@@ -9,11 +9,15 @@
 #               Python >= 3.12), for the tests against a real agent
 #   chromium    Debian's package (apt-get, as root), for the invitation page
 #               test in a real headless browser
+#   Credo       a Credo holder agent (npm packages pinned in
+#               internal/testenv/credo/holder, libaries_askar from PyPI) under
+#               ~/.cache/proofgate (scripts/credo-holder.sh; needs node >= 18), for
+#               the local verifier against a real Credo wallet
 #
 # An optional part that cannot be installed is skipped with one line saying
 # what to install; the rest of the suite runs, and the exit status is that
-# of the tests that ran. A PROOFGATE_ACAPY or PROOFGATE_CHROMIUM you set is
-# used as it is, never replaced.
+# of the tests that ran. A PROOFGATE_ACAPY, PROOFGATE_CHROMIUM or
+# PROOFGATE_CREDO_HOLDER you set is used as it is, never replaced.
 #
 # Usage: scripts/test.sh [go test flags]     e.g. scripts/test.sh -run Invitation -v
 #
@@ -25,7 +29,7 @@ cd "$(dirname "$0")/.." || exit 1
 export GOFLAGS="${GOFLAGS:--buildvcs=false}"
 cache_dir="${XDG_CACHE_HOME:-$HOME/.cache}/proofgate"
 
-steps=(go_modules acapy anoncreds chromium)
+steps=(go_modules acapy anoncreds chromium credo)
 
 say() { printf 'test.sh: %s\n' "$*" >&2; }
 
@@ -158,6 +162,42 @@ prepare_chromium() {
 	PROOFGATE_CHROMIUM_SKIP="browser test skipped: no chromium; install it (as root: apt-get install chromium) or set PROOFGATE_CHROMIUM=/path/to/chromium"
 	export PROOFGATE_CHROMIUM_SKIP
 	say "$PROOFGATE_CHROMIUM_SKIP"
+}
+
+# --- Credo holder -------------------------------------------------------
+
+plan_credo() {
+	if [ -n "${PROOFGATE_CREDO_HOLDER:-}" ]; then
+		echo "Credo holder  -> yours: PROOFGATE_CREDO_HOLDER=$PROOFGATE_CREDO_HOLDER"
+	elif [ -f scripts/credo-holder.sh ]; then
+		echo "Credo holder  -> npm packages and libaries_askar (PyPI) under ${PROOFGATE_CREDO_HOLDER_DIR:-$cache_dir} (about 210 MB; ~30 s the first time)"
+	fi
+}
+
+prepare_credo() {
+	# A PROOFGATE_CREDO_HOLDER you set is yours: it is used as it is.
+	[ -z "${PROOFGATE_CREDO_HOLDER:-}" ] && [ -f scripts/credo-holder.sh ] || return 0
+	local out rc last
+	# Like .ci/acapy-venv.sh: logs on stderr; the last stdout line is the
+	# install directory, or with exit 3 "skip: <why and what to install>".
+	out=$(bash scripts/credo-holder.sh)
+	rc=$?
+	last=$(printf '%s\n' "$out" | tail -n 1)
+	case "$rc" in
+	0)
+		PROOFGATE_CREDO_HOLDER=$last
+		export PROOFGATE_CREDO_HOLDER
+		return 0
+		;;
+	3)
+		PROOFGATE_CREDO_HOLDER_SKIP=${last#skip: }
+		;;
+	*)
+		PROOFGATE_CREDO_HOLDER_SKIP="Credo holder test skipped: scripts/credo-holder.sh failed (exit $rc, see above); it needs the npm registry and PyPI, node >= 18, npm, python3 with pip and a C++ compiler; or set PROOFGATE_CREDO_HOLDER=/path/to/an/install"
+		;;
+	esac
+	export PROOFGATE_CREDO_HOLDER_SKIP
+	say "$PROOFGATE_CREDO_HOLDER_SKIP"
 }
 
 # --- run ----------------------------------------------------------------

@@ -1,0 +1,158 @@
+package integration
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proofgate/proofgate/internal/testenv/credo"
+)
+
+// TestLocalVerifierWithCredoHolder drives the local backend with a real
+// Credo holder (@credo-ts 0.5 on node, the framework of Bifold wallets):
+// the holder signs itself a did:key Ed25519Signature2018 credential, takes
+// the invitation URL of a presentation-exchange request (short and long),
+// answers it on its own (auto-accept) with an ldp_vp over present-proof
+// 2.0; proofgate verifies it, the record reaches presentation-received
+// with isVerified true, accept gives done, and the ack ends the holder's
+// record done. Skips with one line when the holder is not installed
+// (scripts/credo-holder.sh).
+func TestLocalVerifierWithCredoHolder(t *testing.T) {
+	h := credo.Start(t)
+	cred := h.IssueSelf(t, map[string]any{"givenName": "Alice"})
+
+	tester := newTester(t)
+	tester.InitServer(globalOptions(t.TempDir())+`
+`+base+` {
+	proofgate {
+		backend local local {
+			public_url `+base+`
+			allow_private_endpoints
+			trusted_issuers `+cred.IssuerDID+`
+		}
+		auth {
+			api_key `+keyA+` org `+orgA+`
+		}
+	}
+}
+`, "caddyfile")
+	settle(t)
+	unloadAtEnd(t)
+
+	const descriptor = "test_credential"
+	for _, tc := range []struct {
+		name, defID string
+		shorten     bool
+		// schema is the input descriptor's schema (a PE v1 definition), or
+		// "" for none (v2). Credo (Sphereon PEX) matches a v1 schema URI
+		// literally against the credential's @context, credentialSchema
+		// and type, unlike ACA-Py, which wants the expanded type IRI.
+		schema string
+	}{
+		{"short URL, no schema", "credo-short-v2", true, ""},
+		{"long URL, context as schema", "credo-long-v1", false, "https://www.w3.org/2018/credentials/v1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			schema := ""
+			if tc.schema != "" {
+				schema = `"schema":[{"uri":"` + tc.schema + `"}],`
+			}
+			shorten := map[bool]string{true: "true", false: "false"}[tc.shorten]
+			body := `{"isShortenUrl":` + shorten + `,"comment":"show your test credential","proofFormats":{},
+				"presentationDefinition":{"id":"` + tc.defID + `",
+				"input_descriptors":[{"id":"` + descriptor + `","name":"Test credential",` + schema + `
+				"constraints":{"fields":[{"path":["$.credentialSubject.givenName"]}]}}]}}`
+			r := postJSON(t, oobPath(orgA, "presentationExchange"), keyA, body)
+			if r.status != http.StatusCreated {
+				t.Fatalf("create: %d %s", r.status, r.body)
+			}
+			data := r.json(t)["data"].(map[string]any)
+			id, thid, invURL := data["proofRecordId"].(string), data["proofRecordThId"].(string), data["invitationUrl"].(string)
+			if tc.shorten == strings.Contains(invURL, "?oob=") {
+				t.Fatalf("invitationUrl %s (isShortenUrl %v)", invURL, tc.shorten)
+			}
+
+			began := time.Now()
+			h.ReceiveInvitation(t, invURL)
+			rec := waitProofgateRecord(t, id, 30*time.Second)
+			raw, _ := json.Marshal(rec)
+			if rec["state"] != "presentation-received" || rec["isVerified"] != true || rec["threadId"] != thid {
+				t.Fatalf("proofgate's record after Credo's presentation: %s", raw)
+			}
+			meta, _ := json.Marshal(rec["metadata"])
+			if !strings.Contains(string(meta), `"verified":true`) || !strings.Contains(string(meta), cred.IssuerDID) {
+				t.Fatalf("metadata.verification does not show the credential checked: %s", meta)
+			}
+			t.Logf("presentation-received, verified, %v after the invitation; metadata %s", time.Since(began).Round(time.Millisecond), meta)
+
+			a := postJSON(t, acceptPath(id), keyA, "")
+			if a.status != http.StatusOK {
+				t.Fatalf("accept: %d %s", a.status, a.body)
+			}
+			if got := a.json(t); got["state"] != "done" || got["isVerified"] != true {
+				t.Fatalf("accepted record %s", a.body)
+			}
+			if g := getRecord(t, id, keyA); g.status != http.StatusOK || g.json(t)["state"] != "done" {
+				t.Fatalf("GET /proofs/%s after accept: %d %s", id, g.status, g.body)
+			}
+
+			// proofgate's ack reaches the holder's endpoint (loopback:
+			// allow_private_endpoints) and ends its record done.
+			hr := h.WaitProof(t, thid, 30*time.Second, "done")
+			if hr.ProtocolVersion != "v2" {
+				t.Errorf("holder's record protocol %q, want v2", hr.ProtocolVersion)
+			}
+			d := h.Proof(t, hr.ID)
+			var pres struct {
+				Pex struct {
+					Context []any `json:"@context"`
+					Proof   struct {
+						Type      string `json:"type"`
+						Challenge string `json:"challenge"`
+						Domain    string `json:"domain"`
+					} `json:"proof"`
+					Submission struct {
+						DefinitionID  string `json:"definition_id"`
+						DescriptorMap []struct {
+							ID     string `json:"id"`
+							Format string `json:"format"`
+						} `json:"descriptor_map"`
+					} `json:"presentation_submission"`
+				} `json:"presentationExchange"`
+			}
+			if err := json.Unmarshal(d.FormatData.Presentation, &pres); err != nil {
+				t.Fatalf("the holder's presentation: %v\n%s", err, d.FormatData.Presentation)
+			}
+			p := pres.Pex
+			if p.Proof.Type != "Ed25519Signature2018" || p.Proof.Challenge == "" || p.Submission.DefinitionID != tc.defID ||
+				len(p.Submission.DescriptorMap) != 1 || p.Submission.DescriptorMap[0].ID != descriptor {
+				t.Fatalf("the holder's presentation: %s", d.FormatData.Presentation)
+			}
+			t.Logf("Credo's ldp_vp: @context %v, proof domain %q, descriptor format %q",
+				p.Context, p.Proof.Domain, p.Submission.DescriptorMap[0].Format)
+		})
+	}
+}
+
+// waitProofgateRecord polls GET /proofs/{id} until the record leaves
+// request-sent, and returns it.
+func waitProofgateRecord(t *testing.T, id string, timeout time.Duration) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		g := getRecord(t, id, keyA)
+		if g.status != http.StatusOK {
+			t.Fatalf("GET /proofs/%s: %d %s", id, g.status, g.body)
+		}
+		rec := g.json(t)
+		if rec["state"] != "request-sent" {
+			return rec
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("proofgate's record %s still request-sent after %v", id, timeout)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
