@@ -89,6 +89,11 @@ cp "$src/package.json" "$src/package-lock.json" "$dir/"
 # @digitalcredentials/jsonld-signatures), ~150 MB the node holder never loads.
 (cd "$dir" && npm ci --ignore-scripts --legacy-peer-deps --no-audit --no-fund --loglevel=error >&2)
 log "npm ci done in $((SECONDS - start))s; building the FFI addons"
+# node-gyp needs node's headers: the installed ones where there are (as
+# Debian's nodejs package puts them), rather than a download from nodejs.org.
+if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node_api.h ]; then
+	export npm_config_nodedir=/usr
+fi
 (cd "$dir" && npm rebuild --legacy-peer-deps --loglevel=error @2060.io/ref-napi @2060.io/ffi-napi >&2)
 
 if [[ -n "${PROOFGATE_CREDO_ASKAR_LIB:-}" ]]; then
