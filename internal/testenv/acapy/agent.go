@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/mr-tron/base58"
+
+	"github.com/proofgate/proofgate/internal/testenv/proc"
 )
 
 // Agent is a running ACA-Py process, owned by the test that started it.
@@ -48,7 +50,7 @@ type Agent struct {
 	// StartupTime is how long the agent took to answer ready.
 	StartupTime time.Duration
 
-	logs    *logBuffer
+	logs    *proc.Tail
 	secrets []string // redacted from logged output
 	stop    func()   // kills the process group and waits for it
 }
@@ -157,7 +159,7 @@ func launchOnce(exe string, cfg config, home string) (*Agent, error) {
 		Multitenant: cfg.multitenant,
 		WalletType:  "askar",
 		Client:      &http.Client{Timeout: 30 * time.Second},
-		logs:        &logBuffer{},
+		logs:        &proc.Tail{},
 	}
 	args := []string{"start",
 		"--no-ledger",
@@ -191,7 +193,7 @@ func launchOnce(exe string, cfg config, home string) (*Agent, error) {
 	cmd.Stdout = a.logs
 	cmd.Stderr = a.logs
 	cmd.WaitDelay = 5 * time.Second
-	setProcAttr(cmd)
+	proc.SetGroup(cmd)
 	began := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -200,7 +202,7 @@ func launchOnce(exe string, cfg config, home string) (*Agent, error) {
 	var waitErr error
 	go func() { waitErr = cmd.Wait(); close(exited) }()
 	a.stop = func() {
-		killGroup(cmd)
+		proc.KillGroup(cmd)
 		<-exited
 	}
 

@@ -1,25 +1,27 @@
-package acapy
+package proc
 
 import (
 	"strings"
 	"sync"
 )
 
-// maxLog caps the agent output kept in memory; the tail is what explains a failure.
-const maxLog = 256 << 10
+// MaxTail caps the output a Tail keeps in memory; the end is what
+// explains a failure.
+const MaxTail = 256 << 10
 
-// logBuffer keeps the last maxLog bytes the agent wrote to stdout and stderr.
-type logBuffer struct {
+// Tail keeps the last MaxTail bytes written to it (an agent's stdout and
+// stderr). The zero value is ready to use; it is safe for concurrent use.
+type Tail struct {
 	mu      sync.Mutex
 	buf     []byte
 	dropped bool
 }
 
-func (b *logBuffer) Write(p []byte) (int, error) {
+func (b *Tail) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.buf = append(b.buf, p...)
-	if over := len(b.buf) - maxLog; over > 0 {
+	if over := len(b.buf) - MaxTail; over > 0 {
 		b.buf = append(b.buf[:0], b.buf[over:]...)
 		b.dropped = true
 	}
@@ -27,7 +29,7 @@ func (b *logBuffer) Write(p []byte) (int, error) {
 }
 
 // String returns the kept output with every secret replaced by "[redacted]".
-func (b *logBuffer) String(secrets ...string) string {
+func (b *Tail) String(secrets ...string) string {
 	b.mu.Lock()
 	s := string(b.buf)
 	dropped := b.dropped
