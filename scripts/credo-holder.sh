@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the real Credo holder agent that integration
-# TestLocalVerifierWithCredoHolder runs (internal/testenv/credo), and prints
+# TestLocalVerifierWithCredoHolder and TestLocalVerifierWithCredoAnonCredsHolder
+# run (internal/testenv/credo), and prints
 # its install directory as the last line on stdout:
 #
 #   export PROOFGATE_CREDO_HOLDER="$(bash scripts/credo-holder.sh)"
@@ -8,16 +9,20 @@
 # What it installs, into ${XDG_CACHE_HOME:-$HOME/.cache}/proofgate/credo-holder-<credo version>
 # (override with PROOFGATE_CREDO_HOLDER_DIR), never into the repository:
 #   node_modules/  the npm packages pinned by internal/testenv/credo/holder/package-lock.json
-#                  (@credo-ts/core, node, askar 0.5.19; @hyperledger/aries-askar-nodejs 0.2.3),
+#                  (@credo-ts/core, node, askar, anoncreds 0.5.19;
+#                  @hyperledger/aries-askar-nodejs 0.2.3, @hyperledger/anoncreds-nodejs 0.3.4),
 #                  with `npm ci --ignore-scripts` (their install scripts would download
 #                  binaries from GitHub), then the FFI addons (@2060.io/ffi-napi, ref-napi),
 #                  which ship no prebuilt binary, built with node-gyp (needs a C++ compiler
 #                  and make)
 #   lib/           libaries_askar.so 0.3.2, the native library aries-askar-nodejs 0.2.3 is
 #                  built against, taken from PyPI's aries-askar wheel (pip download); or
-#                  copied from PROOFGATE_CREDO_ASKAR_LIB (a libaries_askar.so of that version)
-# About 210 MB; ~40 s on a cold npm cache, ~25 s on a warm one; nothing when
-# the stamp (lock file, node version, askar version) matches.
+#                  copied from PROOFGATE_CREDO_ASKAR_LIB (a libaries_askar.so of that version);
+#                  libanoncreds.so 0.2.3, the one anoncreds-nodejs 0.3.4 is built against
+#                  (LIB_ANONCREDS_PATH), from PyPI's anoncreds wheel; or copied from
+#                  PROOFGATE_CREDO_ANONCREDS_LIB
+# About 230 MB; ~40 s on a cold npm cache, ~30 s on a warm one; nothing when
+# the stamp (lock file, node version, askar and anoncreds versions) matches.
 #
 # Exit status 3, with one line on stdout that starts with "skip: ", means a
 # tool is missing (node >= 18, npm, a C++ compiler, python3 with pip): the
@@ -30,6 +35,7 @@ cd "$(dirname "$0")/.."
 src=internal/testenv/credo/holder
 credo_version=0.5.19
 askar_version=0.3.2
+anoncreds_version=0.2.3
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/proofgate"
 dir="${PROOFGATE_CREDO_HOLDER_DIR:-$cache/credo-holder-$credo_version}"
 
@@ -43,14 +49,15 @@ command -v node >/dev/null || skip "no node; install Node.js >= 18 and npm (e.g.
 command -v npm >/dev/null || skip "no npm; install npm (e.g. apt-get install npm)"
 node_major=$(node -p 'process.versions.node.split(".")[0]')
 [ "$node_major" -ge 18 ] || skip "node $(node --version) is too old; install Node.js >= 18"
-if [ -z "${PROOFGATE_CREDO_ASKAR_LIB:-}" ] && ! python3 -m pip --version >/dev/null 2>&1; then
-	skip "no python3 with pip to fetch libaries_askar from PyPI (aries-askar==$askar_version); install python3-pip or set PROOFGATE_CREDO_ASKAR_LIB=/path/to/libaries_askar.so ($askar_version)"
+if { [ -z "${PROOFGATE_CREDO_ASKAR_LIB:-}" ] || [ -z "${PROOFGATE_CREDO_ANONCREDS_LIB:-}" ]; } && ! python3 -m pip --version >/dev/null 2>&1; then
+	skip "no python3 with pip to fetch libaries_askar and libanoncreds from PyPI (aries-askar==$askar_version, anoncreds==$anoncreds_version); install python3-pip or set PROOFGATE_CREDO_ASKAR_LIB=/path/to/libaries_askar.so ($askar_version) and PROOFGATE_CREDO_ANONCREDS_LIB=/path/to/libanoncreds.so ($anoncreds_version)"
 fi
 
 lock_sum=$(sha256sum "$src/package.json" "$src/package-lock.json" | sha256sum | cut -d' ' -f1)
 stamp_text="lock=$lock_sum
 node=$(node --version)
-askar=$askar_version ${PROOFGATE_CREDO_ASKAR_LIB:-pypi}"
+askar=$askar_version ${PROOFGATE_CREDO_ASKAR_LIB:-pypi}
+anoncreds=$anoncreds_version ${PROOFGATE_CREDO_ANONCREDS_LIB:-pypi}"
 stamp_file="$dir/.proofgate-stamp"
 
 mkdir -p "$(dirname "$dir")"
@@ -62,15 +69,17 @@ fi
 
 # check loads what the holder loads: the packages and the native library.
 check() {
-	NODE_PATH="$dir/node_modules" LIB_ARIES_ASKAR_PATH="$dir/lib" node -e '
-		require("@credo-ts/core"); require("@credo-ts/node"); require("@credo-ts/askar")
+	NODE_PATH="$dir/node_modules" LIB_ARIES_ASKAR_PATH="$dir/lib" LIB_ANONCREDS_PATH="$dir/lib" node -e '
+		require("@credo-ts/core"); require("@credo-ts/node"); require("@credo-ts/askar"); require("@credo-ts/anoncreds")
 		const v = require("@hyperledger/aries-askar-nodejs").ariesAskarNodeJS.version()
 		if (v !== process.argv[1]) { console.error(`libaries_askar says ${v}, want ${process.argv[1]}`); process.exit(1) }
-	' "$askar_version" >&2
+		const a = require("@hyperledger/anoncreds-nodejs").anoncreds.version()
+		if (a !== process.argv[2]) { console.error(`libanoncreds says ${a}, want ${process.argv[2]}`); process.exit(1) }
+	' "$askar_version" "$anoncreds_version" >&2
 }
 
 if [[ -f "$stamp_file" ]] && [[ "$(cat "$stamp_file")" == "$stamp_text" ]] && check 2>/dev/null; then
-	log "up to date: Credo $credo_version, askar $askar_version in $dir"
+	log "up to date: Credo $credo_version, askar $askar_version, anoncreds $anoncreds_version in $dir"
 	printf '%s\n' "$dir"
 	exit 0
 fi
@@ -79,7 +88,7 @@ if ! command -v make >/dev/null || ! { command -v c++ >/dev/null || command -v g
 	skip "no C++ compiler or make to build @2060.io/ffi-napi (it ships no prebuilt binary); install them (apt-get install g++ make)"
 fi
 
-log "installing Credo $credo_version (npm ci) and libaries_askar $askar_version into $dir"
+log "installing Credo $credo_version (npm ci), libaries_askar $askar_version and libanoncreds $anoncreds_version into $dir"
 start=$SECONDS
 rm -rf "$dir"
 mkdir -p "$dir/lib"
@@ -96,28 +105,39 @@ if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node_api.h ]; then
 fi
 (cd "$dir" && npm rebuild --legacy-peer-deps --loglevel=error @2060.io/ref-napi @2060.io/ffi-napi >&2)
 
-if [[ -n "${PROOFGATE_CREDO_ASKAR_LIB:-}" ]]; then
-	cp "$PROOFGATE_CREDO_ASKAR_LIB" "$dir/lib/libaries_askar.so"
-else
-	wheels=$(mktemp -d)
-	trap 'rm -rf "$wheels"' EXIT
+# wheel_lib PACKAGE VERSION LIBNAME: extracts LIBNAME.so (or .dylib) into
+# lib/ from PyPI's wheel of PACKAGE==VERSION.
+wheels=$(mktemp -d)
+trap 'rm -rf "$wheels"' EXIT
+wheel_lib() {
+	mkdir -p "$wheels/$1"
 	python3 -m pip download --disable-pip-version-check --no-input --quiet --no-deps \
-		--only-binary=:all: -d "$wheels" "aries-askar==$askar_version" >&2
-	python3 - "$wheels" "$dir/lib" <<'EOF'
+		--only-binary=:all: -d "$wheels/$1" "$1==$2" >&2
+	python3 - "$wheels/$1" "$dir/lib" "$3" <<'EOF'
 import glob, os, sys, zipfile
-wheels, out = sys.argv[1], sys.argv[2]
+wheels, out, lib = sys.argv[1], sys.argv[2], sys.argv[3]
 found = False
-for whl in glob.glob(os.path.join(wheels, "aries_askar-*.whl")):
+for whl in glob.glob(os.path.join(wheels, "*.whl")):
     with zipfile.ZipFile(whl) as z:
         for name in z.namelist():
             base = os.path.basename(name)
-            if base in ("libaries_askar.so", "libaries_askar.dylib"):
+            if base in (lib + ".so", lib + ".dylib"):
                 with open(os.path.join(out, base), "wb") as f:
                     f.write(z.read(name))
                 found = True
 if not found:
-    sys.exit("no libaries_askar in the aries-askar wheel")
+    sys.exit("no %s in the wheel" % lib)
 EOF
+}
+if [[ -n "${PROOFGATE_CREDO_ASKAR_LIB:-}" ]]; then
+	cp "$PROOFGATE_CREDO_ASKAR_LIB" "$dir/lib/libaries_askar.so"
+else
+	wheel_lib aries-askar "$askar_version" libaries_askar
+fi
+if [[ -n "${PROOFGATE_CREDO_ANONCREDS_LIB:-}" ]]; then
+	cp "$PROOFGATE_CREDO_ANONCREDS_LIB" "$dir/lib/libanoncreds.so"
+else
+	wheel_lib anoncreds "$anoncreds_version" libanoncreds
 fi
 
 check

@@ -10,9 +10,10 @@
 #   chromium    Debian's package (apt-get, as root), for the invitation page
 #               test in a real headless browser
 #   Credo       a Credo holder agent (npm packages pinned in
-#               internal/testenv/credo/holder, libaries_askar from PyPI) under
-#               ~/.cache/proofgate (scripts/credo-holder.sh; needs node >= 18), for
-#               the local verifier against a real Credo wallet
+#               internal/testenv/credo/holder, libaries_askar and libanoncreds
+#               from PyPI's wheels) under ~/.cache/proofgate
+#               (scripts/credo-holder.sh; needs node >= 18), for the local
+#               verifier against a real Credo wallet (W3C and AnonCreds)
 #
 # An optional part that cannot be installed is skipped with one line saying
 # what to install; the rest of the suite runs, and the exit status is that
@@ -170,7 +171,7 @@ plan_credo() {
 	if [ -n "${PROOFGATE_CREDO_HOLDER:-}" ]; then
 		echo "Credo holder  -> yours: PROOFGATE_CREDO_HOLDER=$PROOFGATE_CREDO_HOLDER"
 	elif [ -f scripts/credo-holder.sh ]; then
-		echo "Credo holder  -> npm packages and libaries_askar (PyPI) under ${PROOFGATE_CREDO_HOLDER_DIR:-$cache_dir} (about 210 MB; ~30 s the first time)"
+		echo "Credo holder  -> npm packages, libaries_askar and libanoncreds (PyPI) under ${PROOFGATE_CREDO_HOLDER_DIR:-$cache_dir} (about 230 MB; ~30 s the first time)"
 	fi
 }
 

@@ -10,6 +10,16 @@
 //	h.ReceiveInvitation(t, invitationURL)                    // a verifier's connectionless request
 //	rec := h.WaitProof(t, thid, 30*time.Second, "done")
 //
+// StartAnonCreds runs it with --anoncreds: @credo-ts/anoncreds with
+// anoncreds-rs, an in-memory registry of legacy (unqualified) Indy
+// identifiers and an issuer in the same wallet, so that IssueAnonCreds
+// gives the holder a real AnonCreds credential and present-proof 2.0 also
+// answers hlindy (legacy indy) and anoncreds proof requests:
+//
+//	h := credo.StartAnonCreds(t)
+//	c := h.IssueAnonCreds(t, map[string]string{"name": "Alice", "age": "30"})
+//	// c.Schema, c.CredentialDefinition: for the verifier's registry
+//
 // scripts/credo-holder.sh installs the npm packages (package-lock.json
 // beside holder.js, `npm ci --ignore-scripts`, the FFI addon built with
 // node-gyp) and Askar's native library (from the PyPI wheel) into a cache
@@ -37,13 +47,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/proofgate/proofgate/internal/testenv/proc"
 )
 
 // Environment variables read by this package; scripts/credo-holder.sh and
 // scripts/test.sh set the same ones.
 const (
 	// EnvHolder is the install directory scripts/credo-holder.sh prints:
-	// node_modules/ with the pinned packages and lib/libaries_askar.so.
+	// node_modules/ with the pinned packages, lib/libaries_askar.so and
+	// lib/libanoncreds.so.
 	EnvHolder = "PROOFGATE_CREDO_HOLDER"
 	// EnvSkip, set by scripts/test.sh when the holder could not be
 	// installed, is the one line the tests skip with.
@@ -65,13 +78,14 @@ type Holder struct {
 	// puts in the ~service of its messages.
 	Endpoint string
 	// CredoVersion and AskarVersion are what the holder reports on /status
-	// (@credo-ts/core's version and the native library's).
-	CredoVersion, AskarVersion string
+	// (@credo-ts/core's version and the native library's); AnonCredsVersion
+	// is libanoncreds' (StartAnonCreds only).
+	CredoVersion, AskarVersion, AnonCredsVersion string
 	// StartupTime is how long the holder took to be ready.
 	StartupTime time.Duration
 
 	client *http.Client
-	logs   *logBuffer
+	logs   *proc.Tail
 	stop   func()
 }
 
@@ -81,6 +95,28 @@ type Credential struct {
 	IssuerDID  string         `json:"issuerDid"`
 	HolderDID  string         `json:"holderDid"`
 	Credential map[string]any `json:"credential"`
+}
+
+// AnonCredsCredential is an AnonCreds credential the holder was issued
+// (IssueAnonCreds), with the objects a verifier resolves, as the holder's
+// registry answers for the legacy identifiers: the schema (issuerId, name,
+// version, attrNames) and the credential definition (issuerId, schemaId,
+// type CL, tag, value.primary), AnonCreds JSON.
+type AnonCredsCredential struct {
+	CredentialID           string          `json:"credentialId"`
+	IssuerID               string          `json:"issuerId"`
+	SchemaID               string          `json:"schemaId"`
+	CredentialDefinitionID string          `json:"credentialDefinitionId"`
+	Schema                 json.RawMessage `json:"schema"`
+	CredentialDefinition   json.RawMessage `json:"credentialDefinition"`
+	// The did:indy forms the issuer registered them under.
+	QualifiedSchemaID               string `json:"qualifiedSchemaId"`
+	QualifiedCredentialDefinitionID string `json:"qualifiedCredentialDefinitionId"`
+	// Values are the credential's values: {name: {raw, encoded}}.
+	Values map[string]struct {
+		Raw     string `json:"raw"`
+		Encoded string `json:"encoded"`
+	} `json:"values"`
 }
 
 // ProofRecord summarises one of the holder's proof exchange records.
@@ -146,12 +182,32 @@ func Script() (string, error) {
 // the holder does not come up within a minute.
 func Start(t testing.TB) *Holder {
 	t.Helper()
+	return start(t, false)
+}
+
+// StartAnonCreds is Start with AnonCreds (see the package doc). It fails t
+// when the install predates AnonCreds (no @credo-ts/anoncreds or
+// libanoncreds.so): run scripts/credo-holder.sh again.
+func StartAnonCreds(t testing.TB) *Holder {
+	t.Helper()
+	return start(t, true)
+}
+
+func start(t testing.TB, anoncreds bool) *Holder {
+	t.Helper()
 	dir, node := installDir(t)
+	if anoncreds {
+		for _, p := range []string{"node_modules/@credo-ts/anoncreds/package.json", "lib/libanoncreds.so"} {
+			if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
+				t.Fatalf("%s=%q has no AnonCreds (%v): an install from before; run `%s` again", EnvHolder, dir, err, InstallCommand)
+			}
+		}
+	}
 	script, err := Script()
 	if err != nil {
 		t.Fatalf("holder script: %v", err)
 	}
-	h, err := launch(node, script, dir, t.TempDir(), time.Minute)
+	h, err := launch(node, script, dir, t.TempDir(), time.Minute, anoncreds)
 	if err != nil {
 		t.Fatalf("starting the Credo holder (%s %s): %v", node, script, err)
 	}
@@ -161,29 +217,37 @@ func Start(t testing.TB) *Holder {
 			t.Logf("Credo holder output:\n%s", h.Logs())
 		}
 	})
-	t.Logf("Credo %s holder (askar %s) ready in %v: control %s, endpoint %s",
-		h.CredoVersion, h.AskarVersion, h.StartupTime.Round(time.Millisecond), h.ControlURL, h.Endpoint)
+	extra := ""
+	if anoncreds {
+		extra = ", anoncreds " + h.AnonCredsVersion
+	}
+	t.Logf("Credo %s holder (askar %s%s) ready in %v: control %s, endpoint %s",
+		h.CredoVersion, h.AskarVersion, extra, h.StartupTime.Round(time.Millisecond), h.ControlURL, h.Endpoint)
 	return h
 }
 
-func launch(node, script, dir, home string, timeout time.Duration) (*Holder, error) {
-	h := &Holder{client: &http.Client{Timeout: 60 * time.Second}, logs: newLogBuffer()}
+func launch(node, script, dir, home string, timeout time.Duration, anoncreds bool) (*Holder, error) {
+	h := &Holder{client: &http.Client{Timeout: 60 * time.Second}, logs: &proc.Tail{}}
 	args := []string{script, "--label", "proofgate-credo-holder", "--max-lifetime", "900"}
+	if anoncreds {
+		args = append(args, "--anoncreds")
+	}
 	if level := os.Getenv(EnvLogLevel); level != "" {
 		args = append(args, "--log-level", level)
 	}
 	cmd := exec.Command(node, args...)
 	cmd.Env = holderEnv(dir, home)
 	cmd.Dir = home
-	cmd.Stdout = stdoutWriter{h.logs}
-	cmd.Stderr = stderrWriter{h.logs}
+	stdout := newReadyScanner(h.logs)
+	cmd.Stdout = stdout
+	cmd.Stderr = h.logs
 	cmd.WaitDelay = 5 * time.Second
 	// The holder exits when its stdin closes: the test binary died.
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
 	}
-	setProcAttr(cmd)
+	proc.SetGroup(cmd)
 	began := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -193,7 +257,7 @@ func launch(node, script, dir, home string, timeout time.Duration) (*Holder, err
 	go func() { waitErr = cmd.Wait(); close(exited) }()
 	h.stop = func() {
 		stdin.Close()
-		killGroup(cmd)
+		proc.KillGroup(cmd)
 		<-exited
 	}
 
@@ -203,7 +267,7 @@ func launch(node, script, dir, home string, timeout time.Duration) (*Holder, err
 	}
 	var ready readyLine
 	select {
-	case ready = <-h.logs.ready:
+	case ready = <-stdout.ready:
 	case <-exited:
 		return fail(fmt.Errorf("the holder exited before it was ready (%v)", waitErr))
 	case <-time.After(timeout):
@@ -211,9 +275,10 @@ func launch(node, script, dir, home string, timeout time.Duration) (*Holder, err
 	}
 	h.ControlURL, h.Endpoint = ready.Control, ready.Endpoint
 	var st struct {
-		CredoVersion string `json:"credoVersion"`
-		AskarVersion string `json:"askarVersion"`
-		Endpoint     string `json:"endpoint"`
+		CredoVersion     string `json:"credoVersion"`
+		AskarVersion     string `json:"askarVersion"`
+		AnonCredsVersion string `json:"anoncredsVersion"`
+		Endpoint         string `json:"endpoint"`
 	}
 	if err := h.call(context.Background(), http.MethodGet, "/status", nil, &st); err != nil {
 		return fail(err)
@@ -221,18 +286,18 @@ func launch(node, script, dir, home string, timeout time.Duration) (*Holder, err
 	if st.Endpoint != h.Endpoint {
 		return fail(fmt.Errorf("GET /status says endpoint %q, the ready line %q: another process answers", st.Endpoint, h.Endpoint))
 	}
-	h.CredoVersion, h.AskarVersion = st.CredoVersion, st.AskarVersion
+	h.CredoVersion, h.AskarVersion, h.AnonCredsVersion = st.CredoVersion, st.AskarVersion, st.AnonCredsVersion
 	h.StartupTime = time.Since(began)
 	return h, nil
 }
 
 // holderEnv is the test's environment without NODE_OPTIONS (a developer's
-// flags would change the holder), with NODE_PATH and LIB_ARIES_ASKAR_PATH
-// pointing into the install and HOME in the test's temporary directory, so
+// flags would change the holder), with NODE_PATH, LIB_ARIES_ASKAR_PATH and
+// LIB_ANONCREDS_PATH pointing into the install and HOME in the test's temporary directory, so
 // that nothing is written under the real home.
 func holderEnv(dir, home string) []string {
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		for _, k := range []string{"NODE_OPTIONS=", "NODE_PATH=", "LIB_ARIES_ASKAR_PATH=", "HOME="} {
+		for _, k := range []string{"NODE_OPTIONS=", "NODE_PATH=", "LIB_ARIES_ASKAR_PATH=", "LIB_ANONCREDS_PATH=", "HOME="} {
 			if strings.HasPrefix(kv, k) {
 				return true
 			}
@@ -242,6 +307,7 @@ func holderEnv(dir, home string) []string {
 	return append(env,
 		"NODE_PATH="+filepath.Join(dir, "node_modules"),
 		"LIB_ARIES_ASKAR_PATH="+filepath.Join(dir, "lib"),
+		"LIB_ANONCREDS_PATH="+filepath.Join(dir, "lib"),
 		"HOME="+home,
 	)
 }
@@ -293,6 +359,19 @@ func (h *Holder) IssueSelf(t testing.TB, claims map[string]any) Credential {
 	t.Helper()
 	var c Credential
 	if err := h.call(context.Background(), http.MethodPost, "/credentials", map[string]any{"claims": claims}, &c); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// IssueAnonCreds has the holder's issuer (StartAnonCreds only) register a
+// schema with the given attribute names and a credential definition (no
+// revocation), issue the holder a credential with those raw values and
+// store it in its wallet.
+func (h *Holder) IssueAnonCreds(t testing.TB, attributes map[string]string) AnonCredsCredential {
+	t.Helper()
+	var c AnonCredsCredential
+	if err := h.call(context.Background(), http.MethodPost, "/anoncreds/credentials", map[string]any{"attributes": attributes}, &c); err != nil {
 		t.Fatal(err)
 	}
 	return c

@@ -13,6 +13,13 @@
 //   GET  /proofs                   the proof exchange records, summarised
 //   GET  /proofs/<id>              one record with its format data (request, presentation)
 //
+// With --anoncreds it also loads anoncreds.js (@credo-ts/anoncreds, libanoncreds
+// from LIB_ANONCREDS_PATH): present-proof 2.0 then also answers hlindy
+// (legacy indy) and anoncreds proof requests, /status reports anoncredsVersion, and
+//
+//   POST /anoncreds/credentials {attributes}  issues the holder a real AnonCreds
+//                                  credential (see anoncreds.js)
+//
 // Started by internal/testenv/credo with NODE_PATH pointing at the
 // node_modules that scripts/credo-holder.sh installed and
 // LIB_ARIES_ASKAR_PATH at the directory holding libaries_askar.so. When it
@@ -31,7 +38,7 @@ const crypto = require('crypto')
 const READY_PREFIX = 'proofgate-credo-holder ready '
 
 function parseArgs(argv) {
-  const opts = { label: 'proofgate-credo-holder', maxLifetime: 900, logLevel: 'info' }
+  const opts = { label: 'proofgate-credo-holder', maxLifetime: 900, logLevel: 'info', anoncreds: false }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const next = () => {
@@ -41,6 +48,7 @@ function parseArgs(argv) {
     if (a === '--label') opts.label = next()
     else if (a === '--max-lifetime') opts.maxLifetime = Number(next())
     else if (a === '--log-level') opts.logLevel = next()
+    else if (a === '--anoncreds') opts.anoncreds = true
     else throw new Error(`unknown argument ${a}`)
   }
   return opts
@@ -89,6 +97,8 @@ async function main() {
   } = core
   const { agentDependencies, HttpInboundTransport } = node
   const express = require('express')
+  // Only with --anoncreds, so that the JSON-LD holder does not need it.
+  const anoncreds = opts.anoncreds ? require('./anoncreds.js').load() : null
 
   // The native library is opened lazily; open it now for a clear error.
   try {
@@ -124,8 +134,13 @@ async function main() {
       askar: new askar.AskarModule({ ariesAskar: askarNode.ariesAskarNodeJS }),
       proofs: new core.ProofsModule({
         autoAcceptProofs: AutoAcceptProof.Always,
-        proofProtocols: [new V2ProofProtocol({ proofFormats: [new DifPresentationExchangeProofFormatService()] })],
+        proofProtocols: [
+          new V2ProofProtocol({
+            proofFormats: [...(anoncreds ? anoncreds.proofFormats : []), new DifPresentationExchangeProofFormatService()],
+          }),
+        ],
       }),
+      ...(anoncreds ? { anoncreds: anoncreds.module } : {}),
     },
   })
   agent.registerInboundTransport(inbound)
@@ -166,6 +181,7 @@ async function main() {
       label: opts.label,
       credoVersion: require('@credo-ts/core/package.json').version,
       askarVersion: askarNode.ariesAskarNodeJS.version(),
+      ...(anoncreds ? { anoncredsVersion: anoncreds.anoncredsVersion } : {}),
       endpoint,
     }),
 
@@ -208,6 +224,7 @@ async function main() {
 
     'GET /proofs': async () => (await agent.proofs.getAll()).map(summary),
   }
+  if (anoncreds) routes['POST /anoncreds/credentials'] = (body) => anoncreds.issue(agent, body)
 
   const control = http.createServer((req, res) => {
     const chunks = []

@@ -3,6 +3,8 @@ package credo
 import (
 	"strings"
 	"testing"
+
+	"github.com/proofgate/proofgate/internal/testenv/proc"
 )
 
 // TestStdoutReadyLine checks that the ready line is found however the
@@ -12,8 +14,8 @@ func TestStdoutReadyLine(t *testing.T) {
 	out := "INFO: starting\n" + readyPrefix + `{"control":"http://127.0.0.1:1","endpoint":"http://127.0.0.1:2"}` + "\n" +
 		readyPrefix + `{"control":"http://127.0.0.1:3"}` + "\n"
 	for _, size := range []int{1, 7, len(out)} {
-		b := newLogBuffer()
-		w := stdoutWriter{b}
+		var tail proc.Tail
+		w := newReadyScanner(&tail)
 		for s := out; s != ""; {
 			n := min(size, len(s))
 			if _, err := w.Write([]byte(s[:n])); err != nil {
@@ -22,7 +24,7 @@ func TestStdoutReadyLine(t *testing.T) {
 			s = s[n:]
 		}
 		select {
-		case r := <-b.ready:
+		case r := <-w.ready:
 			if r.Control != "http://127.0.0.1:1" || r.Endpoint != "http://127.0.0.1:2" {
 				t.Fatalf("writes of %d bytes: ready line %+v", size, r)
 			}
@@ -30,12 +32,12 @@ func TestStdoutReadyLine(t *testing.T) {
 			t.Fatalf("writes of %d bytes: no ready line", size)
 		}
 		select {
-		case r := <-b.ready:
+		case r := <-w.ready:
 			t.Fatalf("writes of %d bytes: a second ready line %+v", size, r)
 		default:
 		}
-		if !strings.HasPrefix(b.String(), "INFO: starting\n") {
-			t.Fatalf("kept output %q", b.String())
+		if !strings.HasPrefix(tail.String(), "INFO: starting\n") {
+			t.Fatalf("kept output %q", tail.String())
 		}
 	}
 }
