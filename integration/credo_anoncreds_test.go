@@ -103,26 +103,7 @@ func TestLocalVerifierWithCredoAnonCredsHolder(t *testing.T) {
 
 	t.Run("revealed attribute and predicate", func(t *testing.T) {
 		id, thid, invURL := create(t, cred.CredentialDefinitionID, 18)
-		began := time.Now()
-		h.ReceiveInvitation(t, invURL)
-		rec := waitProofgateRecord(t, id, 30*time.Second)
-		raw, _ := json.Marshal(rec)
-		if rec["state"] != "presentation-received" || rec["isVerified"] != true || rec["threadId"] != thid {
-			t.Fatalf("proofgate's record after Credo's presentation: %s", raw)
-		}
-		meta, _ := json.Marshal(rec["metadata"])
-		if !strings.Contains(string(meta), `"verified":true`) || !strings.Contains(string(meta), cred.CredentialDefinitionID) {
-			t.Fatalf("metadata.verification does not show the credential checked: %s", meta)
-		}
-		t.Logf("presentation-received, verified, %v after the invitation; metadata %s", time.Since(began).Round(time.Millisecond), meta)
-
-		a := postJSON(t, acceptPath(id), keyA, "")
-		if a.status != http.StatusOK {
-			t.Fatalf("accept: %d %s", a.status, a.body)
-		}
-		if got := a.json(t); got["state"] != "done" || got["isVerified"] != true {
-			t.Fatalf("accepted record %s", a.body)
-		}
+		presentedAndAccepted(t, h, id, thid, invURL, cred.CredentialDefinitionID)
 		hr := h.WaitProof(t, thid, 30*time.Second, "done")
 		if hr.ProtocolVersion != "v2" {
 			t.Errorf("holder's record protocol %q, want v2", hr.ProtocolVersion)

@@ -74,29 +74,7 @@ func TestLocalVerifierWithCredoHolder(t *testing.T) {
 				t.Fatalf("invitationUrl %s (isShortenUrl %v)", invURL, tc.shorten)
 			}
 
-			began := time.Now()
-			h.ReceiveInvitation(t, invURL)
-			rec := waitProofgateRecord(t, id, 30*time.Second)
-			raw, _ := json.Marshal(rec)
-			if rec["state"] != "presentation-received" || rec["isVerified"] != true || rec["threadId"] != thid {
-				t.Fatalf("proofgate's record after Credo's presentation: %s", raw)
-			}
-			meta, _ := json.Marshal(rec["metadata"])
-			if !strings.Contains(string(meta), `"verified":true`) || !strings.Contains(string(meta), cred.IssuerDID) {
-				t.Fatalf("metadata.verification does not show the credential checked: %s", meta)
-			}
-			t.Logf("presentation-received, verified, %v after the invitation; metadata %s", time.Since(began).Round(time.Millisecond), meta)
-
-			a := postJSON(t, acceptPath(id), keyA, "")
-			if a.status != http.StatusOK {
-				t.Fatalf("accept: %d %s", a.status, a.body)
-			}
-			if got := a.json(t); got["state"] != "done" || got["isVerified"] != true {
-				t.Fatalf("accepted record %s", a.body)
-			}
-			if g := getRecord(t, id, keyA); g.status != http.StatusOK || g.json(t)["state"] != "done" {
-				t.Fatalf("GET /proofs/%s after accept: %d %s", id, g.status, g.body)
-			}
+			presentedAndAccepted(t, h, id, thid, invURL, cred.IssuerDID)
 
 			// proofgate's ack reaches the holder's endpoint (loopback:
 			// allow_private_endpoints) and ends its record done.
@@ -133,6 +111,37 @@ func TestLocalVerifierWithCredoHolder(t *testing.T) {
 			t.Logf("Credo's ldp_vp: @context %v, proof domain %q, descriptor format %q",
 				p.Context, p.Proof.Domain, p.Submission.DescriptorMap[0].Format)
 		})
+	}
+}
+
+// presentedAndAccepted hands invURL to the Credo holder h, checks that
+// proofgate's record id (thread thid) is then presentation-received and
+// verified, its verification metadata naming mustShow (the credential's
+// issuer or definition), and accepts it: done.
+func presentedAndAccepted(t *testing.T, h *credo.Holder, id, thid, invURL, mustShow string) {
+	t.Helper()
+	began := time.Now()
+	h.ReceiveInvitation(t, invURL)
+	rec := waitProofgateRecord(t, id, 30*time.Second)
+	raw, _ := json.Marshal(rec)
+	if rec["state"] != "presentation-received" || rec["isVerified"] != true || rec["threadId"] != thid {
+		t.Fatalf("proofgate's record after Credo's presentation: %s", raw)
+	}
+	meta, _ := json.Marshal(rec["metadata"])
+	if !strings.Contains(string(meta), `"verified":true`) || !strings.Contains(string(meta), mustShow) {
+		t.Fatalf("metadata.verification does not show the credential checked: %s", meta)
+	}
+	t.Logf("presentation-received, verified, %v after the invitation; metadata %s", time.Since(began).Round(time.Millisecond), meta)
+
+	a := postJSON(t, acceptPath(id), keyA, "")
+	if a.status != http.StatusOK {
+		t.Fatalf("accept: %d %s", a.status, a.body)
+	}
+	if got := a.json(t); got["state"] != "done" || got["isVerified"] != true {
+		t.Fatalf("accepted record %s", a.body)
+	}
+	if g := getRecord(t, id, keyA); g.status != http.StatusOK || g.json(t)["state"] != "done" {
+		t.Fatalf("GET /proofs/%s after accept: %d %s", id, g.status, g.body)
 	}
 }
 
