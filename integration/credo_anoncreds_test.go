@@ -103,11 +103,7 @@ func TestLocalVerifierWithCredoAnonCredsHolder(t *testing.T) {
 
 	t.Run("revealed attribute and predicate", func(t *testing.T) {
 		id, thid, invURL := create(t, cred.CredentialDefinitionID, 18)
-		presentedAndAccepted(t, h, id, thid, invURL, cred.CredentialDefinitionID)
-		hr := h.WaitProof(t, thid, 30*time.Second, "done")
-		if hr.ProtocolVersion != "v2" {
-			t.Errorf("holder's record protocol %q, want v2", hr.ProtocolVersion)
-		}
+		hr := presentedAndAccepted(t, h, id, thid, invURL, cred.CredentialDefinitionID)
 
 		// What Credo sent, as it stored it: the legacy indy proof.
 		d := h.Proof(t, hr.ID)

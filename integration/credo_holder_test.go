@@ -74,14 +74,7 @@ func TestLocalVerifierWithCredoHolder(t *testing.T) {
 				t.Fatalf("invitationUrl %s (isShortenUrl %v)", invURL, tc.shorten)
 			}
 
-			presentedAndAccepted(t, h, id, thid, invURL, cred.IssuerDID)
-
-			// proofgate's ack reaches the holder's endpoint (loopback:
-			// allow_private_endpoints) and ends its record done.
-			hr := h.WaitProof(t, thid, 30*time.Second, "done")
-			if hr.ProtocolVersion != "v2" {
-				t.Errorf("holder's record protocol %q, want v2", hr.ProtocolVersion)
-			}
+			hr := presentedAndAccepted(t, h, id, thid, invURL, cred.IssuerDID)
 			d := h.Proof(t, hr.ID)
 			var pres struct {
 				Pex struct {
@@ -117,8 +110,9 @@ func TestLocalVerifierWithCredoHolder(t *testing.T) {
 // presentedAndAccepted hands invURL to the Credo holder h, checks that
 // proofgate's record id (thread thid) is then presentation-received and
 // verified, its verification metadata naming mustShow (the credential's
-// issuer or definition), and accepts it: done.
-func presentedAndAccepted(t *testing.T, h *credo.Holder, id, thid, invURL, mustShow string) {
+// issuer or definition), and accepts it: done. It returns the holder's
+// record once proofgate's ack has ended it done.
+func presentedAndAccepted(t *testing.T, h *credo.Holder, id, thid, invURL, mustShow string) credo.ProofRecord {
 	t.Helper()
 	began := time.Now()
 	h.ReceiveInvitation(t, invURL)
@@ -143,6 +137,13 @@ func presentedAndAccepted(t *testing.T, h *credo.Holder, id, thid, invURL, mustS
 	if g := getRecord(t, id, keyA); g.status != http.StatusOK || g.json(t)["state"] != "done" {
 		t.Fatalf("GET /proofs/%s after accept: %d %s", id, g.status, g.body)
 	}
+	// proofgate's ack reaches the holder's endpoint (loopback:
+	// allow_private_endpoints) and ends its record done.
+	hr := h.WaitProof(t, thid, 30*time.Second, "done")
+	if hr.ProtocolVersion != "v2" {
+		t.Errorf("holder's record protocol %q, want v2", hr.ProtocolVersion)
+	}
+	return hr
 }
 
 // waitProofgateRecord polls GET /proofs/{id} until the record leaves

@@ -193,26 +193,20 @@ func launchOnce(exe string, cfg config, home string) (*Agent, error) {
 	cmd.Stdout = a.logs
 	cmd.Stderr = a.logs
 	cmd.WaitDelay = 5 * time.Second
-	proc.SetGroup(cmd)
 	began := time.Now()
-	if err := cmd.Start(); err != nil {
+	run, err := proc.Start(cmd)
+	if err != nil {
 		return nil, err
 	}
-	exited := make(chan struct{})
-	var waitErr error
-	go func() { waitErr = cmd.Wait(); close(exited) }()
-	a.stop = func() {
-		proc.KillGroup(cmd)
-		<-exited
-	}
+	a.stop = run.Stop
 
-	if err := a.waitReady(cfg.startTimeout, exited); err != nil {
+	if err := a.waitReady(cfg.startTimeout, run.Exited()); err != nil {
 		a.stop()
 		out := a.Logs()
 		if errors.Is(err, errPortTaken) || strings.Contains(out, "ddress already in use") {
 			return nil, fmt.Errorf("%w: %v", errPortTaken, err)
 		}
-		if waitErr != nil {
+		if waitErr := run.Err(); waitErr != nil {
 			err = fmt.Errorf("%v (%v)", err, waitErr)
 		}
 		return nil, fmt.Errorf("%v; agent output:\n%s", err, tail(out, 8<<10))

@@ -247,18 +247,14 @@ func launch(node, script, dir, home string, timeout time.Duration, anoncreds boo
 	if err != nil {
 		return nil, err
 	}
-	proc.SetGroup(cmd)
 	began := time.Now()
-	if err := cmd.Start(); err != nil {
+	run, err := proc.Start(cmd)
+	if err != nil {
 		return nil, err
 	}
-	exited := make(chan struct{})
-	var waitErr error
-	go func() { waitErr = cmd.Wait(); close(exited) }()
 	h.stop = func() {
 		stdin.Close()
-		proc.KillGroup(cmd)
-		<-exited
+		run.Stop()
 	}
 
 	fail := func(err error) (*Holder, error) {
@@ -268,8 +264,8 @@ func launch(node, script, dir, home string, timeout time.Duration, anoncreds boo
 	var ready readyLine
 	select {
 	case ready = <-stdout.ready:
-	case <-exited:
-		return fail(fmt.Errorf("the holder exited before it was ready (%v)", waitErr))
+	case <-run.Exited():
+		return fail(fmt.Errorf("the holder exited before it was ready (%v)", run.Err()))
 	case <-time.After(timeout):
 		return fail(fmt.Errorf("the holder was not ready after %v", timeout))
 	}
