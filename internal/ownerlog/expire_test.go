@@ -66,9 +66,8 @@ func TestExpiredNotFound(t *testing.T) {
 				t.Fatal("a recent legacy record was not adopted")
 			}
 			// A reading of storage leaves it out of memory.
-			again := open(storage, testDir, nil)
+			again := open(storage, testDir, nil, 2*time.Hour)
 			defer again.Destruct()
-			again.hold(2 * time.Hour)
 			if err := again.Refresh(context.Background()); err != nil {
 				t.Fatal(err)
 			}

@@ -130,8 +130,10 @@ type docState struct {
 	statAt   time.Time
 }
 
-// open returns a Log over dir in storage and starts reading what is there.
-func open(storage certmagic.Storage, dir string, logger *zap.Logger) *Log {
+// open returns a Log over dir in storage, held with retentions (hold),
+// and starts reading what is there: after the holds, so that the first
+// reading already leaves records past the retention out of memory.
+func open(storage certmagic.Storage, dir string, logger *zap.Logger, retentions ...time.Duration) *Log {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
@@ -146,6 +148,9 @@ func open(storage certmagic.Storage, dir string, logger *zap.Logger) *Log {
 	}
 	l.commit.Write, l.commit.Max = l.writeBatch, maxBatch
 	l.refresh.log = l
+	for _, r := range retentions {
+		l.hold(r)
+	}
 	l.refresh.request() // the first read of the directory, in the background
 	return l
 }

@@ -20,11 +20,13 @@ var pool = caddy.NewUsagePool()
 // its holders asks, and forever while any holder asks for 0. Each Acquire
 // must be paired with one Release of the same retention.
 func Acquire(storage certmagic.Storage, dir string, logger *zap.Logger, retention time.Duration) *Log {
-	val, _, _ := pool.LoadOrNew(poolKey(storage, dir), func() (caddy.Destructor, error) {
-		return open(storage, dir, logger), nil
+	val, loaded, _ := pool.LoadOrNew(poolKey(storage, dir), func() (caddy.Destructor, error) {
+		return open(storage, dir, logger, retention), nil
 	})
 	l := val.(*Log)
-	l.hold(retention)
+	if loaded {
+		l.hold(retention)
+	}
 	return l
 }
 
