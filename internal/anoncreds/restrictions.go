@@ -13,6 +13,14 @@ type credFacts struct {
 	revealed map[string]string
 	// attrs holds the schema's attribute names, canonical.
 	attrs map[string]bool
+	// schemaUnconfirmed is set when nothing ties the credential to the
+	// schema the presentation names: a legacy definition names its schema
+	// by ledger sequence number, and the schema's document gives none (a
+	// files source's may not). The definition's key still holds the
+	// schema to its attributes, but another schema with the same
+	// attributes would pass as well, so no restriction on the schema
+	// (its id, issuer, name or version) is met by such a credential.
+	schemaUnconfirmed bool
 }
 
 // meets evaluates restrictions (an OR of AND objects) on a credential;
@@ -29,6 +37,9 @@ type credFacts struct {
 //     (an unrevealed value cannot be confirmed, so it does not meet it);
 //   - attr::<name>::marker: the credential has attribute <name> (value
 //     "1", as wallets tag it).
+//
+// A schema tag is never met by a credential whose schema is unconfirmed
+// (credFacts.schemaUnconfirmed).
 func meets(restrictions Restrictions, c *credFacts) bool {
 	if len(restrictions) == 0 {
 		return true
@@ -51,6 +62,9 @@ func meetsAll(and map[string]string, c *credFacts) bool {
 }
 
 func meetsTag(tag, want string, c *credFacts) bool {
+	if c.schemaUnconfirmed && isSchemaTag(tag) {
+		return false
+	}
 	switch tag {
 	case "schema_id":
 		return c.id.SchemaID == want
@@ -78,6 +92,27 @@ func meetsTag(tag, want string, c *credFacts) bool {
 	default: // marker
 		return c.attrs[names.Attr(name)] && want == "1"
 	}
+}
+
+// isSchemaTag reports whether tag restricts the credential's schema.
+func isSchemaTag(tag string) bool {
+	switch tag {
+	case "schema_id", "schema_issuer_did", "schema_issuer_id", "schema_name", "schema_version":
+		return true
+	}
+	return false
+}
+
+// usesSchemaTag reports whether any of restrictions restricts the schema.
+func usesSchemaTag(restrictions Restrictions) bool {
+	for _, and := range restrictions {
+		for tag := range and {
+			if isSchemaTag(tag) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // mixesIssuerTags tells whether a request uses both the legacy and the

@@ -109,12 +109,14 @@ func (v *Verifier) Verify(ctx context.Context, requestJSON, presentationJSON []b
 		// A legacy definition names its schema by ledger sequence number:
 		// compared when the schema's document gives its own. (Without it,
 		// keyFitsSchema below still holds the schema to the definition's
-		// attributes.)
+		// attributes, and no restriction on the schema is met:
+		// credFacts.schemaUnconfirmed.)
 		if isDigits(def.SchemaID) && schema.SeqNo != 0 && !sameSeqNo(def.SchemaID, schema.SeqNo) {
 			return fail(verify.ReasonRestriction, "credential %d: credential definition %s is for the schema with ledger sequence number %s; schema %s has %d",
 				i, id.CredDefID, def.SchemaID, id.SchemaID, schema.SeqNo)
 		}
-		f := &credFacts{id: id, schema: schema, def: def, revealed: revealedValues(&req, &pres, i), attrs: map[string]bool{}}
+		f := &credFacts{id: id, schema: schema, def: def, revealed: revealedValues(&req, &pres, i), attrs: map[string]bool{},
+			schemaUnconfirmed: isDigits(def.SchemaID) && schema.SeqNo == 0}
 		for _, a := range schema.AttrNames {
 			f.attrs[names.Attr(a)] = true
 		}
@@ -154,14 +156,14 @@ func (v *Verifier) Verify(ctx context.Context, requestJSON, presentationJSON []b
 		}
 		for _, i := range attrIndexes(&pres, ref) {
 			if !meets(a.Restrictions, facts[i]) {
-				problems = append(problems, problem{verify.ReasonRestriction, fmt.Sprintf("requested attribute %q: credential %s does not meet its restrictions", ref, pres.Identifiers[i].CredDefID)})
+				problems = append(problems, problem{verify.ReasonRestriction, fmt.Sprintf("requested attribute %q: credential %s does not meet its restrictions%s", ref, pres.Identifiers[i].CredDefID, unconfirmedSchema(a.Restrictions, facts[i]))})
 			}
 		}
 	}
 	for _, ref := range sortedKeys(req.RequestedPredicates) {
 		p := req.RequestedPredicates[ref]
 		if i := pres.RequestedProof.Predicates[ref].SubProofIndex; !meets(p.Restrictions, facts[i]) {
-			problems = append(problems, problem{verify.ReasonRestriction, fmt.Sprintf("requested predicate %q: credential %s does not meet its restrictions", ref, pres.Identifiers[i].CredDefID)})
+			problems = append(problems, problem{verify.ReasonRestriction, fmt.Sprintf("requested predicate %q: credential %s does not meet its restrictions%s", ref, pres.Identifiers[i].CredDefID, unconfirmedSchema(p.Restrictions, facts[i]))})
 		}
 	}
 	if len(problems) > 0 {
@@ -253,6 +255,16 @@ func keyFitsSchema(key *cl.PublicKey, attrs map[string]bool) string {
 		}
 	}
 	return ""
+}
+
+// unconfirmedSchema explains, after a restriction problem, why a schema
+// restriction was not met by a credential whose schema is unconfirmed;
+// otherwise it is empty.
+func unconfirmedSchema(restrictions Restrictions, c *credFacts) string {
+	if !c.schemaUnconfirmed || !usesSchemaTag(restrictions) {
+		return ""
+	}
+	return fmt.Sprintf(" (its schema cannot be confirmed: the credential definition names its schema by ledger sequence number %s, and the document of schema %s gives no seqNo to compare)", c.def.SchemaID, c.id.SchemaID)
 }
 
 // sameSeqNo reports whether digits (isDigits) are sequence number n.

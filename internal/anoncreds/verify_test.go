@@ -285,6 +285,9 @@ func TestCredDefKeyMustFitSchema(t *testing.T) {
 		def := *reg.defs[cid]
 		def.SchemaID = "42" // as a legacy Indy ledger writes it
 		reg.defs[cid] = &def
+		own := *reg.schemas[person]
+		own.SeqNo = 42 // its own, so that only the key's fit is in question
+		reg.schemas[person] = &own
 		reg.schemas[staff] = &Schema{ID: staff, IssuerID: "55GkHamhTU1ZbTbV2ab9DE", Name: "staff", Version: "1.0",
 			AttrNames: []string{"age", "birthdate_dateint", "city", "Favourite Colour", "balance"}}
 		reg.schemas[more] = &Schema{ID: more, IssuerID: "55GkHamhTU1ZbTbV2ab9DE", Name: "person-plus", Version: "1.0",
@@ -302,10 +305,17 @@ func TestCredDefKeyMustFitSchema(t *testing.T) {
 // restricted to that schema.
 func verifyUnderSchema(t *testing.T, reg *mapResolver, schemaID string) Verdict {
 	t.Helper()
+	return verifyRestricted(t, reg, schemaID, map[string]any{"schema_id": schemaID})
+}
+
+// verifyRestricted verifies corpus case reveal-one with its credential
+// shown under schema schemaID and the request's referent restricted by
+// restriction.
+func verifyRestricted(t *testing.T, reg *mapResolver, schemaID string, restriction map[string]any) Verdict {
+	t.Helper()
 	tc := corpusCaseNamed(t, "reveal-one")
 	req := toMap(t, tc.Request)
-	req["requested_attributes"].(map[string]any)["r1"].(map[string]any)["restrictions"] =
-		[]any{map[string]any{"schema_id": schemaID}}
+	req["requested_attributes"].(map[string]any)["r1"].(map[string]any)["restrictions"] = []any{restriction}
 	pres := toMap(t, tc.Presentation)
 	pres["identifiers"].([]any)[0].(map[string]any)["schema_id"] = schemaID
 	return (&Verifier{Resolver: reg}).Verify(context.Background(), toJSON(t, req), toJSON(t, pres))
@@ -314,23 +324,36 @@ func verifyUnderSchema(t *testing.T, reg *mapResolver, schemaID string) Verdict 
 // TestLegacySchemaSeqNo: a legacy definition names its schema by ledger
 // sequence number; when the schema's document gives its own (ACA-Py's
 // answers do), a presentation naming another schema is refused, even one
-// with exactly the definition's attributes.
+// with exactly the definition's attributes. When it gives none (a files
+// source's may not), nothing ties the credential to the schema it is
+// shown under: a restriction on the schema is not met, saying why, and
+// one on the definition alone still is.
 func TestLegacySchemaSeqNo(t *testing.T) {
 	const (
 		cid    = "55GkHamhTU1ZbTbV2ab9DE:3:CL:55GkHamhTU1ZbTbV2ab9DE:2:person:1.0:default"
 		person = "55GkHamhTU1ZbTbV2ab9DE:2:person:1.0"
 		twin   = "55GkHamhTU1ZbTbV2ab9DE:2:person-twin:1.0" // the same attributes
 	)
+	given := map[string]int64{person: 42, twin: 43}
+	unconfirmed := func(schemaID string) string {
+		return `requested attribute "r1": credential ` + cid + " does not meet its restrictions (its schema cannot be confirmed: the credential definition names its schema by ledger sequence number 42, and the document of schema " + schemaID + " gives no seqNo to compare)"
+	}
 	for _, tt := range []struct {
-		name     string
-		schemaID string
-		seqNos   map[string]int64 // schema id → its seqNo (absent: unknown)
-		want     bool
+		name        string
+		schemaID    string
+		seqNos      map[string]int64 // schema id → its seqNo (absent: unknown)
+		restriction map[string]any   // nil: schema_id of schemaID
+		want        string           // the problem; "" for verified
 	}{
-		{"its own schema, seqNo given", person, map[string]int64{person: 42, twin: 43}, true},
-		{"its own schema, seqNo unknown", person, nil, true},
-		{"another schema with the same attributes, seqNo given", twin, map[string]int64{person: 42, twin: 43}, false},
-		{"another schema with the same attributes, seqNo unknown", twin, nil, true}, // nothing to compare: the gap the README names
+		{"its own schema, seqNo given", person, given, nil, ""},
+		{"another schema with the same attributes, seqNo given", twin, given, nil,
+			"credential 0: credential definition " + cid + " is for the schema with ledger sequence number 42; schema " + twin + " has 43"},
+		{"another schema with the same attributes, seqNo unknown", twin, nil, nil, unconfirmed(twin)},
+		{"another schema by name, seqNo unknown", twin, nil, map[string]any{"schema_name": "person-twin"}, unconfirmed(twin)},
+		{"its own schema, seqNo unknown", person, nil, nil, unconfirmed(person)},
+		{"its own schema, seqNo unknown, restricted by definition", person, nil, map[string]any{"cred_def_id": cid}, ""},
+		{"its own schema, seqNo unknown, restricted by definition and schema", person, nil, map[string]any{"cred_def_id": cid, "schema_id": person}, unconfirmed(person)},
+		{"another schema, seqNo unknown, restricted by definition", twin, nil, map[string]any{"cred_def_id": cid}, ""},
 	} {
 		reg := loadRegistry(t)
 		def := *reg.defs[cid]
@@ -344,10 +367,16 @@ func TestLegacySchemaSeqNo(t *testing.T) {
 		for id, n := range tt.seqNos {
 			reg.schemas[id].SeqNo = n
 		}
-		got := verifyUnderSchema(t, reg, tt.schemaID)
-		want := "credential 0: credential definition " + cid + " is for the schema with ledger sequence number 42; schema " + twin + " has 43"
-		if got.Verified != tt.want || (!tt.want && (got.Reason != verify.ReasonRestriction || !hasProblem(got, want))) {
-			t.Errorf("%s: %+v, want verified %v", tt.name, got, tt.want)
+		restriction := tt.restriction
+		if restriction == nil {
+			restriction = map[string]any{"schema_id": tt.schemaID}
+		}
+		got := verifyRestricted(t, reg, tt.schemaID, restriction)
+		if tt.want == "" && !got.Verified {
+			t.Errorf("%s: %+v, want verified", tt.name, got)
+		}
+		if tt.want != "" && (got.Verified || got.Reason != verify.ReasonRestriction || !hasProblem(got, tt.want)) {
+			t.Errorf("%s: %+v, want refused: %s", tt.name, got, tt.want)
 		}
 	}
 }
