@@ -44,7 +44,16 @@ func ParseMultikey(mb string) (crypto.PublicKey, error) {
 		if x == nil {
 			return nil, fmt.Errorf("%w: not a compressed P-256 point", ErrInvalid)
 		}
-		return &ecdsa.PublicKey{Curve: elliptic.P256(), X: x, Y: y}, nil
+		// crypto/ecdsa takes only the uncompressed form (0x04 ‖ x ‖ y).
+		var point [1 + 2*p256Bytes]byte
+		point[0] = 4
+		x.FillBytes(point[1 : 1+p256Bytes])
+		y.FillBytes(point[1+p256Bytes:])
+		k, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), point[:])
+		if err != nil {
+			return nil, fmt.Errorf("%w: P-256 key: %v", ErrInvalid, err)
+		}
+		return k, nil
 	default:
 		return nil, fmt.Errorf("%w: key codec (only Ed25519 and P-256)", ErrUnsupported)
 	}
@@ -60,12 +69,22 @@ func EncodeMultikey(pub crypto.PublicKey) (string, error) {
 		if k.Curve != elliptic.P256() {
 			return "", fmt.Errorf("%w: curve %s", ErrUnsupported, k.Curve.Params().Name)
 		}
-		raw = append(append(raw, codecP256...), elliptic.MarshalCompressed(k.Curve, k.X, k.Y)...)
+		point, err := k.Bytes() // 0x04 ‖ x ‖ y
+		if err != nil {
+			return "", fmt.Errorf("%w: P-256 key: %v", ErrInvalid, err)
+		}
+		// Compressed (SEC 1, 2.3.3): 0x02 for an even y, 0x03 for an odd
+		// one, then x.
+		raw = append(append(raw, codecP256...), 2|point[len(point)-1]&1)
+		raw = append(raw, point[1:1+p256Bytes]...)
 	default:
 		return "", fmt.Errorf("%w: key type %T", ErrUnsupported, pub)
 	}
 	return "z" + base58.Encode(raw), nil
 }
+
+// p256Bytes is the length of a P-256 coordinate.
+const p256Bytes = 32
 
 func hasPrefix(b, p []byte) bool {
 	return len(b) >= len(p) && string(b[:len(p)]) == string(p)

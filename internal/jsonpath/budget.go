@@ -17,10 +17,9 @@ const (
 
 // Errors of evaluation.
 var (
-	ErrBudget     = errors.New("jsonpath: evaluation exceeded its budget of node visits")
-	ErrTooMany    = errors.New("jsonpath: evaluation selected too many values")
-	ErrDeadline   = errors.New("jsonpath: evaluation ran past its deadline")
-	errNotAllowed = errors.New("jsonpath: not allowed here")
+	ErrBudget   = errors.New("jsonpath: evaluation exceeded its budget of node visits")
+	ErrTooMany  = errors.New("jsonpath: evaluation selected too many values")
+	ErrDeadline = errors.New("jsonpath: evaluation ran past its deadline")
 )
 
 // Budget is the work one or more evaluations may do. It is not safe for

@@ -3,6 +3,7 @@ package openapitest
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -65,7 +66,7 @@ func (a *ACAPy) authForm(r *http.Request, _ *openapi3.SecurityScheme, _ string) 
 		return nil
 	}
 	if _, ok := BearerOrRaw(h); !ok {
-		return fmt.Errorf("Authorization must be a Bearer token")
+		return errors.New("the Authorization header must be a Bearer token")
 	}
 	return nil
 }
