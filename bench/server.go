@@ -86,9 +86,8 @@ http://127.0.0.1:%[2]d {
 }
 
 http://127.0.0.1:%[16]d {
-	route {
-		bench_floor
-	}
+	bench_floor
+	respond "ok" 200
 }
 
 http://127.0.0.1:%[17]d {
