@@ -71,13 +71,37 @@ func NewLoader(dir string) (*Loader, error) {
 	return &Loader{docs: docs}, nil
 }
 
-// LoadDocument implements ld.DocumentLoader.
+// LoadDocument implements ld.DocumentLoader. Each load gets a copy of its
+// own: json-gold edits a context it loads (an @import merges the
+// importing context's terms into the imported one's map), so a shared
+// document would let one document's context rewrite a pinned context
+// for every later verification in the process.
 func (l *Loader) LoadDocument(u string) (*ld.RemoteDocument, error) {
 	doc, ok := l.docs[u]
 	if !ok {
 		return nil, &UnsupportedContextError{URL: u}
 	}
-	return &ld.RemoteDocument{DocumentURL: u, Document: doc}, nil
+	return &ld.RemoteDocument{DocumentURL: u, Document: copyJSON(doc)}, nil
+}
+
+// copyJSON copies a decoded JSON value deeply (strings, numbers, booleans
+// and null are immutable and shared).
+func copyJSON(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = copyJSON(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = copyJSON(e)
+		}
+		return out
+	}
+	return v
 }
 
 // Has reports whether u resolves.

@@ -154,3 +154,36 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// A document whose context imports a pinned one must not change that
+// context for the next document: json-gold merges the importing
+// context's terms into the map it loaded, so the loader hands out copies.
+func TestImportDoesNotRewritePinnedContext(t *testing.T) {
+	l, err := NewLoader("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const v1 = "https://www.w3.org/2018/credentials/v1"
+	plain := `{"@context": ["` + v1 + `"], "id": "urn:x", "type": "VerifiableCredential", "issuer": "did:example:issuer"}`
+	before, err := expand(t, l, plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The import redefines an unprotected name and brings its own term.
+	importing := `{"@context": [{"@version": 1.1, "@import": "` + v1 + `", "evil": "https://evil.example/#x"}], "@id": "urn:y", "evil": "z"}`
+	for range 2 {
+		_, _ = expand(t, l, importing)
+	}
+	after, err := expand(t, l, plain)
+	if err != nil {
+		t.Fatalf("the pinned context was rewritten by an import: %v", err)
+	}
+	if mustJSON(t, before) != mustJSON(t, after) {
+		t.Fatalf("the pinned context means something else after an import:\n%s\n%s", mustJSON(t, before), mustJSON(t, after))
+	}
+	// The pinned document itself is unchanged.
+	doc, _ := l.LoadDocument(v1)
+	if ctx, _ := doc.Document.(map[string]any)["@context"].(map[string]any); ctx["evil"] != nil || ctx["@import"] != nil {
+		t.Fatalf("the pinned context holds the importer's terms: %v %v", ctx["evil"], ctx["@import"])
+	}
+}
