@@ -201,6 +201,9 @@ func (v *Verifier) ldpCredential(ctx context.Context, cred map[string]any) (*sig
 		return nil, err
 	}
 	if slices.ContainsFunc(proofs, func(p ldp.Proof) bool { return p.RDF }) {
+		if err := checkContexts(cred); err != nil {
+			return nil, err
+		}
 		if err := v.checkMeaning(ctx, cred, sc); err != nil {
 			return nil, err
 		}

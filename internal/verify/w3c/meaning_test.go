@@ -74,7 +74,7 @@ func TestRespelledCredentialMembers(t *testing.T) {
 		{"expired, expirationDate as an alias", expiredCred, holder, func(c map[string]any) {
 			c["@context"] = append(c["@context"].([]any), map[string]any{"until": map[string]any{"@id": credNS + "expirationDate", "@type": "http://www.w3.org/2001/XMLSchema#dateTime"}})
 			rename("expirationDate", "until")(c)
-		}, verify.ReasonMalformed},
+		}, verify.ReasonContext}, // the inline definition alone is refused (contexts.go)
 		{"presented by its subject", holderCred, holder, nil, ""},
 		{"presented by another", holderCred, thief, nil, verify.ReasonHolderBinding},
 		{"presented by another, the subject's id as @id", holderCred, thief, func(c map[string]any) {
