@@ -170,6 +170,11 @@ func TestUniversalResolver(t *testing.T) {
 			fmt.Fprintf(w, `{"didDocument": %s, "didResolutionMetadata": {}, "didDocumentMetadata": {}}`, webDoc(d, pub))
 			return
 		}
+		if req.URL.Path == "/1.0/identifiers/did:example:moved" {
+			// A redirect is not followed: the answer is the 3xx.
+			http.Redirect(w, req, "/1.0/identifiers/"+d, http.StatusFound)
+			return
+		}
 		if req.URL.Path == "/1.0/identifiers/did:example:gone" {
 			fmt.Fprint(w, `{"didDocument": {"id": "did:example:gone"}, "didDocumentMetadata": {"deactivated": true}}`)
 			return
@@ -190,6 +195,9 @@ func TestUniversalResolver(t *testing.T) {
 	}
 	if _, err := r.Resolve(ctx, "did:example:absent"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("absent: %v", err)
+	}
+	if doc, err := r.Resolve(ctx, "did:example:moved"); err == nil {
+		t.Fatalf("a redirect was followed: %+v", doc)
 	}
 }
 

@@ -69,7 +69,7 @@ func NewResolver(o Options) *Resolver {
 	return &Resolver{
 		o:         o,
 		web:       web,
-		universal: &http.Client{Timeout: o.Timeout},
+		universal: &http.Client{Timeout: o.Timeout, CheckRedirect: netguard.NoRedirects},
 		cache:     ttlcache.New[*Document](o.CacheSize, o.CacheTTL, o.CacheTTL/10),
 	}
 }

@@ -62,10 +62,18 @@ func Client(o Options) *http.Client {
 			return nil
 		}
 	} else {
-		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		c.CheckRedirect = NoRedirects
 	}
 	return c
 }
+
+// NoRedirects is an http.Client's CheckRedirect that follows none: a 3xx
+// is the answer. Clients of endpoints the operator configured use it too
+// (the JWKS URL, AnonCreds registry sources, the universal resolver): a
+// redirect would take the request, and headers such as an agent's
+// X-API-Key that Go forwards across hosts, somewhere the operator did not
+// name.
+func NoRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // dialControl refuses connections to non-public addresses. It runs after
 // name resolution, on the address actually dialed.

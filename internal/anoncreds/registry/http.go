@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/proofgate/proofgate/internal/anoncreds"
+	"github.com/proofgate/proofgate/internal/netguard"
 )
 
 // fetchTimeout bounds one lookup when the caller's context allows more.
@@ -38,7 +39,7 @@ func NewHTTP(template string, header http.Header, client *http.Client) (*HTTP, e
 		return nil, fmt.Errorf("url template %q is not an absolute http(s) URL", template)
 	}
 	if client == nil {
-		client = &http.Client{Timeout: fetchTimeout}
+		client = &http.Client{Timeout: fetchTimeout, CheckRedirect: netguard.NoRedirects}
 	}
 	return &HTTP{template: template, header: header, client: client}, nil
 }
@@ -135,7 +136,7 @@ func NewAgent(flavor, base string, header http.Header, client *http.Client) (*Ag
 		return nil, fmt.Errorf("agent url %q is not an absolute http(s) URL without query", base)
 	}
 	if client == nil {
-		client = &http.Client{Timeout: fetchTimeout}
+		client = &http.Client{Timeout: fetchTimeout, CheckRedirect: netguard.NoRedirects}
 	}
 	return &Agent{base: strings.TrimRight(base, "/"), flavor: flavor, header: header, client: client}, nil
 }

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/proofgate/proofgate/internal/metrics"
+	"github.com/proofgate/proofgate/internal/netguard"
 )
 
 // remotePool holds the JWKS caches, keyed by URL and fetch settings, so a
@@ -73,7 +74,7 @@ func newRemoteKeys(opts remoteOptions, log *zap.Logger) (*remoteKeys, error) {
 			Timeout: opts.fetchTimeout,
 			// A JWKS URL is configured exactly; a redirect elsewhere is
 			// not followed, so keys come only from where the operator said.
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+			CheckRedirect: netguard.NoRedirects,
 		}),
 		httprc.WithWorkers(1),
 		httprc.WithErrorSink(errorSink{rk}),
