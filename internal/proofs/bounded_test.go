@@ -294,6 +294,52 @@ func TestCopiesWaitBounded(t *testing.T) {
 	}
 }
 
+// TestProblemReportsWaitBounded: problem reports on a thread whose
+// presentation is being verified do not queue on the record's lock
+// either: each is told to come back (ErrBusy) after AdmitWait, and the
+// record is not abandoned under the verification. (They used to wait as
+// long as it took, each holding its message: a prover able to slow its
+// own verification could pile up reports of up to a MiB each.)
+func TestProblemReportsWaitBounded(t *testing.T) {
+	ctx := context.Background()
+	fv := &fakeVerifier{formats: allFormats, gate: make(chan struct{})} // never answers
+	a := newVerifyingAgent(t, AgentConfig{VerifyTimeout: 2 * AdmitWait}, fv)
+	w := wallet.NewT(t, wallet.Options{NoEndpoint: true})
+	res, err := a.Service().Create(ctx, testOrg, peRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := w.ReadInvitation(res.InvitationURL)
+	first := make(chan error, 1)
+	go func() {
+		_, err := a.Receive(ctx, w.Present(inv, vp(inv), true))
+		first <- err
+	}()
+	for fv.calls.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	const reports = 3
+	errs := make(chan error, reports)
+	for range reports {
+		env := w.Pack(inv, wallet.ProblemReport(inv, "", map[string]any{"code": "abandoned", "en": "no"}), false)
+		go func() {
+			_, err := a.Receive(ctx, env)
+			errs <- err
+		}()
+	}
+	for range reports {
+		if err := <-errs; !errors.Is(err, ErrBusy) {
+			t.Fatalf("a problem report waiting on the verification: %v, want ErrBusy", err)
+		}
+	}
+	if err := <-first; !errors.Is(err, backend.ErrUnavailable) {
+		t.Fatalf("the presentation: %v, want the verification's time-out", err)
+	}
+	if rec, err := a.Service().LoadRecord(ctx, res.ProofRecord.ID); err != nil || rec.State != backend.StateRequestSent {
+		t.Fatalf("record %+v %v, want request-sent", rec.State, err)
+	}
+}
+
 // TestCheckCap: at most MaxConcurrentChecks presentations are checked at
 // once in the process; one more waits AdmitWait and is told to come back.
 func TestCheckCap(t *testing.T) {

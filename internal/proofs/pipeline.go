@@ -136,9 +136,12 @@ func (j Judgement) reason() string {
 // after an anoncrypted presentation, whose sender is unknown, no problem
 // report abandons it (the API caller decides by accepting or not). The
 // check runs under the record's lock, so a presentation recorded
-// meanwhile is seen.
+// meanwhile is seen. Like a copy of a presentation, a problem report waits
+// at most AdmitWait for that lock (ErrBusy, a 503, after it): behind a
+// slow verification, reports sent to the thread must not pile up, each
+// holding its message.
 func (s *Service) AbandonByProver(ctx context.Context, recordID, sender, errorMessage string) (backend.ProofRecord, error) {
-	doc, err := s.update(ctx, recordID, func(d *Doc) error {
+	doc, err := s.updateWithin(ctx, recordID, AdmitWait, func(d *Doc) error {
 		if len(d.Presentation) > 0 && d.Record.State != backend.StateAbandoned && d.Record.State != backend.StateDone {
 			if d.TheirVerkey == "" {
 				return fmt.Errorf("%w: the presentation was anoncrypted; no problem report can abandon it", ErrUnknownThread)
@@ -148,7 +151,7 @@ func (s *Service) AbandonByProver(ctx context.Context, recordID, sender, errorMe
 			}
 		}
 		return toAbandoned(d, errorMessage)
-	})
+	}, nil)
 	if err != nil {
 		return backend.ProofRecord{}, err
 	}

@@ -36,12 +36,13 @@ func (s *Service) expire(ctx context.Context, recordID string) (*Doc, error) {
 
 // refuseExpired answers a presentation that arrives after its invitation
 // expired: the record is abandoned and the prover gets a problem report.
-// ok is false when the invitation is still valid.
+// ok is false when the invitation is still valid. It waits for the
+// record's lock as a presentation does, at most AdmitWait.
 func (a *Agent) refuseExpired(ctx context.Context, doc *Doc, theirs *ServiceDecorator, sender string) (state string, ok bool, err error) {
 	if !a.svc.invitationExpired(doc, a.svc.cfg.Now()) {
 		return "", false, nil
 	}
-	updated, err := a.svc.update(ctx, doc.Record.ID, func(d *Doc) error {
+	updated, err := a.svc.updateWithin(ctx, doc.Record.ID, AdmitWait, func(d *Doc) error {
 		if d.Record.State != backend.StateRequestSent {
 			return &backend.ConflictError{State: d.Record.State}
 		}
@@ -50,7 +51,7 @@ func (a *Agent) refuseExpired(ctx context.Context, doc *Doc, theirs *ServiceDeco
 		}
 		d.TheirService = theirs
 		return a.svc.attachConnection(ctx, d, theirs, sender)
-	})
+	}, nil)
 	if err != nil {
 		return "", true, err
 	}
