@@ -1,8 +1,10 @@
 package acapy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +13,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/certmagic"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 func TestUnmarshalCaddyfile(t *testing.T) {
@@ -131,5 +135,91 @@ func TestProvisionSecrets(t *testing.T) {
 	typo.URL = "http://127.0.0.1:1"
 	if err := typo.Provision(ctx); err == nil {
 		t.Errorf("an unknown placeholder in api_key must fail the load")
+	}
+}
+
+// TestLiteralAPIKeyWarned: an admin api_key written literally in the
+// config logs the plain-text warning once, naming the option and never
+// the key, as every other secret does; one given as a placeholder, or
+// none, logs nothing.
+func TestLiteralAPIKeyWarned(t *testing.T) {
+	t.Setenv("PG_TEST_ACAPY_KEY", "key-from-env-0123456789")
+	for _, tc := range []struct {
+		configured, resolved string
+		warned               bool
+	}{
+		{"literal-admin-api-key-0123456789", "literal-admin-api-key-0123456789", true},
+		{"{env.PG_TEST_ACAPY_KEY}", "key-from-env-0123456789", false},
+		{"{env.PG_TEST_UNSET_VARIABLE}", "", false},
+		{"", "", false},
+	} {
+		core, logs := observer.New(zap.WarnLevel)
+		b := &Backend{APIKey: tc.configured}
+		if err := b.resolveAPIKey(zap.New(core)); err != nil || b.APIKey != tc.resolved {
+			t.Errorf("%q: key %q, %v; want %q", tc.configured, b.APIKey, err, tc.resolved)
+		}
+		want := 0
+		if tc.warned {
+			want = 1
+		}
+		if logs.Len() != want {
+			t.Fatalf("%q: %d warnings, want %d: %v", tc.configured, logs.Len(), want, logs.All())
+		}
+		for _, e := range logs.All() {
+			if e.ContextMap()["secret"] != "api_key" || !strings.Contains(e.Message, "plain text") {
+				t.Errorf("%q: warning %q %v", tc.configured, e.Message, e.ContextMap())
+			}
+			for _, f := range e.Context {
+				if strings.Contains(f.String, tc.resolved) {
+					t.Errorf("%q: the warning shows the key", tc.configured)
+				}
+			}
+		}
+	}
+}
+
+// TestProvisionWarnsLiteralAPIKeyOnce: through the whole Provision, a
+// literal api_key is warned about exactly once, beside the literal
+// tenant_token. A caddy.Context without a config logs to stderr (a
+// development logger per call), so stderr is what is read.
+func TestProvisionWarnsLiteralAPIKeyOnce(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	copied := make(chan struct{})
+	go func() { _, _ = io.Copy(&out, r); close(copied) }()
+	stderr := os.Stderr
+	os.Stderr = w
+	b := &Backend{APIKey: "literal-admin-api-key-0123456789", storage: &certmagic.FileStorage{Path: t.TempDir()}}
+	b.URL = "http://127.0.0.1:1"
+	b.TenantTokens = map[string]string{"w1": "literal-tenant-token"}
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	err = b.Provision(ctx)
+	os.Stderr = stderr
+	cancel()
+	_ = w.Close()
+	<-copied
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Cleanup() })
+	count := func(secret string) (n int) {
+		for _, line := range strings.Split(out.String(), "\n") {
+			if strings.Contains(line, "written in plain text") && strings.Contains(line, `"secret": "`+secret+`"`) {
+				n++
+			}
+		}
+		return n
+	}
+	if n := count("api_key"); n != 1 {
+		t.Errorf("%d api_key warnings, want 1; log:\n%s", n, out.String())
+	}
+	if n := count("tenant_token w1"); n != 1 {
+		t.Errorf("%d tenant_token warnings, want 1; log:\n%s", n, out.String())
+	}
+	if strings.Contains(out.String(), "literal-admin-api-key") {
+		t.Error("the log shows the key")
 	}
 }

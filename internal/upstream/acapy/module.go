@@ -11,8 +11,10 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/certmagic"
+	"go.uber.org/zap"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/secret"
 	"github.com/proofgate/proofgate/internal/ttlcache"
 	"github.com/proofgate/proofgate/internal/upstream/agent"
 )
@@ -76,13 +78,9 @@ func (b *Backend) Provision(ctx caddy.Context) error {
 	if err := b.Config.Provision(ctx); err != nil {
 		return err
 	}
-	// The API key may resolve to nothing ({env.KEY} unset): an agent in
-	// --admin-insecure-mode takes none, and none is sent.
-	key, err := caddy.NewReplacer().ReplaceOrErr(b.APIKey, false, true)
-	if err != nil {
-		return fmt.Errorf("api_key: %v", err)
+	if err := b.resolveAPIKey(ctx.Logger()); err != nil {
+		return err
 	}
-	b.APIKey = key
 	var fetch agent.FetchFunc
 	if b.FetchWalletTokens {
 		fetch = b.fetchWalletToken
@@ -95,6 +93,21 @@ func (b *Backend) Provision(ctx caddy.Context) error {
 	b.notReady = ttlcache.New[struct{}](notReadySize, notReadyTTL, 0)
 	b.keyHeader = http.Header{}
 	b.authorize(b.keyHeader)
+	return nil
+}
+
+// resolveAPIKey warns once when the admin API key is written literally in
+// the config, as Config.Provision does for the other secrets, and resolves
+// its placeholders. It is not given to Config.Provision because it may
+// resolve to nothing ({env.KEY} unset): an agent in --admin-insecure-mode
+// takes none, and none is sent.
+func (b *Backend) resolveAPIKey(logger *zap.Logger) error {
+	secret.WarnLiteral(logger, "api_key", b.APIKey)
+	key, err := caddy.NewReplacer().ReplaceOrErr(b.APIKey, false, true)
+	if err != nil {
+		return fmt.Errorf("api_key: %v", err)
+	}
+	b.APIKey = key
 	return nil
 }
 

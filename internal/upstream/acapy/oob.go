@@ -13,7 +13,12 @@ import (
 // SendOutOfBandRequest creates the presentation request, then an
 // out-of-band invitation carrying it, while the request's owner is made
 // durable. If the invitation cannot be made, the request is deleted again
-// (nobody could ever answer it) and its owner forgotten.
+// (nobody could ever answer it) and its owner forgotten; so is a request
+// whose create-request answer is unusable but names its pres_ex_id. A
+// create-request that times out, loses its connection, or answers without
+// a usable pres_ex_id (or too large to read) may leave a request at the
+// agent that is neither deleted nor tracked: ACA-Py picks its id and
+// thread, and only that answer names them.
 func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req backend.OOBRequest) (backend.OOBResult, error) {
 	body, err := buildCreate(req)
 	if err != nil {
@@ -31,7 +36,14 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 	}
 	rec, err := normalize(resp.Body)
 	if err != nil {
-		return backend.OOBResult{}, b.client.BadAnswer(call, err.Error())
+		bad := b.client.BadAnswer(call, err.Error())
+		// The agent may have made a request it answered about unusably:
+		// when the answer still names it, it is deleted (nobody gets its
+		// invitation).
+		if px, _ := readPresEx(resp.Body); isUUID4(px.PresExID) {
+			b.discard(org, px.PresExID)
+		}
+		return backend.OOBResult{}, bad
 	}
 	if err := ctx.Err(); err != nil {
 		b.discard(org, rec.ID) // nobody will get its invitation

@@ -1,9 +1,18 @@
 package acapy
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"path"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/caddyserver/certmagic"
@@ -64,4 +73,51 @@ func TestCreateOwnerAroundTheInvitation(t *testing.T) {
 			t.Fatalf("after a restart the deleted request's owner is remembered: %v", err)
 		}
 	})
+}
+
+// TestUnusableCreateAnswerDeleted: when ACA-Py makes the request but its
+// create-request answer is unusable (here without thread_id), the request
+// the answer names is deleted again: no client gets its invitation, and
+// the create fails with the bad answer.
+func TestUnusableCreateAnswerDeleted(t *testing.T) {
+	fake := openapitest.NewACAPy(t, openapitest.ACAPyOptions{APIKey: "admin-key"})
+	target, _ := url.Parse(fake.URL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.ModifyResponse = func(resp *http.Response) error {
+		if !strings.HasSuffix(resp.Request.URL.Path, "/create-request") {
+			return nil
+		}
+		var m map[string]any
+		raw, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return err
+		}
+		_ = resp.Body.Close()
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return err
+		}
+		delete(m, "thread_id")
+		raw, _ = json.Marshal(m)
+		resp.Body = io.NopCloser(bytes.NewReader(raw))
+		resp.ContentLength = int64(len(raw))
+		resp.Header.Set("Content-Length", strconv.Itoa(len(raw)))
+		return nil
+	}
+	srv := httptest.NewServer(proxy)
+	t.Cleanup(srv.Close)
+	b := newBackend(t, fake, func(b *Backend) { b.APIKey = "admin-key"; b.URL = srv.URL })
+
+	_, err := b.SendOutOfBandRequest(context.Background(), backend.Org{ID: "org-1"}, indyRequest())
+	var ue *backend.UpstreamError
+	if !errors.As(err, &ue) || ue.Status != http.StatusOK {
+		t.Fatalf("create: %v; want the unusable answer's error", err)
+	}
+	if recs := fake.Records(""); len(recs) != 0 {
+		t.Fatalf("the agent holds %d request(s) nobody has an invitation for: %v", len(recs), recs)
+	}
+	for _, c := range fake.Calls() {
+		if c.Operation == openapitest.ACAPyCreateInvitation {
+			t.Error("an invitation was made for a request whose answer was unusable")
+		}
+	}
 }

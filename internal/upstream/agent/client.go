@@ -148,7 +148,12 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 			return nil, fmt.Errorf("encoding request to agent: %w", err)
 		}
 	}
-	u, uerr := c.callURL(req)
+	u, err := c.callURL(req)
+	if err != nil {
+		// A path that is not validly escaped: a caller's bug, not the
+		// agent's, so nothing is sent or retried.
+		return nil, err
+	}
 	// The transport only reads the headers, so every attempt sends the
 	// same map.
 	hdr := make(http.Header, len(req.Header)+3)
@@ -168,11 +173,7 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 
 	for attempt := 1; ; attempt++ {
 		began := time.Now()
-		var resp *Response
-		err := uerr
-		if err == nil {
-			resp, err = c.once(callCtx, req.Method, u, hdr, body)
-		}
+		resp, err := c.once(callCtx, req.Method, u, hdr, body)
 		c.observe(req, resp, err, time.Since(began))
 		if err == nil {
 			return resp, nil
@@ -234,18 +235,28 @@ var jsonType = []string{"application/json"}
 // callURL is the URL of req: the base URL's path, then req.Path and the
 // query. It is the URL http.NewRequest would parse from its string form,
 // built directly where the path needs no escaping (the calls proofgate
-// makes), through the string elsewhere.
+// makes), through the string elsewhere. req.Path is already escaped, so
+// it is sent as it is: a segment escaped once by the caller reaches the
+// agent escaped once.
 func (c *Client) callURL(req Request) (*url.URL, error) {
 	u := *c.base
-	u.Path = c.basePath + req.Path
 	u.RawQuery = req.RawQuery
 	if u.RawQuery == "" {
 		u.RawQuery = req.Query.Encode()
 	}
 	if c.plainBase && plainPath(req.Path) {
-		u.RawPath = "" // as url.Parse leaves it for a path without escapes
+		u.Path = c.basePath + req.Path // the same escaped and unescaped
+		u.RawPath = ""                 // as url.Parse leaves it for a path without escapes
 		return &u, nil
 	}
+	// Path is the unescaped form of RawPath, as url.URL wants them: with
+	// the escaped path in Path (the old way), String escaped it again
+	// ("t%201" went out as "t%25201").
+	p, err := url.PathUnescape(req.Path)
+	if err != nil {
+		return nil, fmt.Errorf("agent call path %q: %w", req.Path, err)
+	}
+	u.Path = c.basePath + p
 	u.RawPath = c.baseRawPath + req.Path
 	return url.Parse(u.String())
 }

@@ -15,11 +15,18 @@ import (
 	"time"
 )
 
-// callURLByString is how the client made a call's URL before callURL:
-// formatted, then parsed again by http.NewRequest.
+// callURLByString makes a call's URL the plain way, as the client did
+// before callURL: formatted, then parsed again by http.NewRequest. (It
+// then set Path to the escaped req.Path too, so that String escaped the
+// caller's escapes again; TestCallURLEscapesOnce holds callURL to the
+// agent's view.)
 func callURLByString(base *url.URL, req Request) (*url.URL, error) {
+	p, err := url.PathUnescape(req.Path)
+	if err != nil {
+		return nil, err
+	}
 	u := *base
-	u.Path = strings.TrimSuffix(base.Path, "/") + req.Path
+	u.Path = strings.TrimSuffix(base.Path, "/") + p
 	u.RawPath = strings.TrimSuffix(base.EscapedPath(), "/") + req.Path
 	u.RawQuery = req.Query.Encode()
 	if req.RawQuery != "" {
@@ -56,6 +63,60 @@ func TestCallURL(t *testing.T) {
 		if (err == nil) != (wantErr == nil) || !reflect.DeepEqual(got, want) {
 			t.Errorf("%s + %s: %#v (%v), want %#v (%v)", tc.base, tc.req.Path, got, err, want, wantErr)
 		}
+	}
+}
+
+// TestCallURLEscapesOnce: a path segment the caller escaped once
+// (url.PathEscape) reaches the agent escaped exactly once, on the plain
+// path's side and behind a base path that needs escaping, and the agent
+// reads back the caller's segment. A path that is not validly escaped is
+// a caller's bug: nothing is sent.
+func TestCallURLEscapesOnce(t *testing.T) {
+	uris := make(chan string, 1)
+	segs := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		uris <- r.RequestURI
+		parts := strings.Split(r.URL.EscapedPath(), "/")
+		seg, err := url.PathUnescape(parts[len(parts)-2]) // …/<segment>/token
+		if err != nil {
+			seg = "unescape: " + err.Error()
+		}
+		segs <- seg
+		_, _ = w.Write([]byte(`{}`))
+	}))
+	defer srv.Close()
+	for _, prefix := range []string{"", "/admin", "/pre%2Ffix", "/x%20y"} {
+		base, err := url.Parse(srv.URL + prefix + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := NewClient(base, http.DefaultTransport, time.Minute, 0, nil)
+		for _, seg := range []string{
+			"t 1/x", "a%b", "100%", "%2F", "wället", "日本", "a+b", "a b+c/d%e", "x?y#z", "plain-id_1.2~",
+		} {
+			path := "/multitenancy/wallet/" + url.PathEscape(seg) + "/token"
+			req := Request{Method: http.MethodGet, Path: path, RawQuery: "a=1"}
+			if _, err := c.Do(context.Background(), req); err != nil {
+				t.Fatalf("%s %q: %v", prefix, seg, err)
+			}
+			if got, want := <-uris, prefix+path+"?a=1"; got != want {
+				t.Errorf("segment %q behind %q: the agent got %s, want %s", seg, prefix, got, want)
+			}
+			if got := <-segs; got != seg {
+				t.Errorf("segment %q behind %q: the agent read %q", seg, prefix, got)
+			}
+		}
+	}
+
+	base, _ := url.Parse(srv.URL)
+	c := NewClient(base, http.DefaultTransport, time.Minute, 0, nil)
+	if _, err := c.Do(context.Background(), Request{Method: http.MethodGet, Path: "/records/50%zz", Idempotent: true}); err == nil {
+		t.Error("a path with an invalid escape was sent")
+	}
+	select {
+	case uri := <-uris:
+		t.Errorf("the agent got %s", uri)
+	default:
 	}
 }
 

@@ -28,8 +28,8 @@ const maxListedOrphans = 20
 
 // Orphan is a proof request the agent may hold although no client got its
 // invitation: the create timed out or its connection broke after the agent
-// may have acted, or its record could not be read back. Nobody can answer
-// it; it only takes room in the agent.
+// may have acted, its record could not be read back, or its owner could
+// not be stored. Nobody can answer it; it only takes room in the agent.
 type Orphan struct {
 	Agent  string `json:"agent"`
 	OrgID  string `json:"orgId"`
@@ -41,7 +41,7 @@ type Orphan struct {
 	Since    string `json:"since"`
 	Until    string `json:"until"`
 	// Reason is what went wrong: "timeout", "connection lost",
-	// "answer unreadable", "record not readable".
+	// "answer unreadable", "record not readable", "owner not stored".
 	Reason string `json:"reason"`
 	// ProofRecordID and State are what the last sweep found at the agent.
 	ProofRecordID string `json:"proofRecordId,omitempty"`

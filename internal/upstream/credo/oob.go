@@ -123,6 +123,12 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 		rec.AutoAcceptProof = req.AutoAcceptProof
 	}
 	if err := b.owners.Remember(ctx, rec.ID, org, rec.ThreadID); err != nil {
+		// Nobody gets the invitation, and credo-controller cannot delete
+		// the record: it is tracked as an orphan like the failures above.
+		b.client.Logger().Error("proof request created in the agent but its owner could not be stored",
+			zap.String("thread_id", rec.ThreadID), zap.String("proof_record_id", rec.ID),
+			zap.String("org", org.ID), zap.Error(err))
+		b.orphans.Record(org, rec.ThreadID, "owner not stored", started)
 		return backend.OOBResult{}, err
 	}
 	return backend.OOBResult{
