@@ -72,9 +72,13 @@ func TestBeginClaimsReplaysAndRefuses(t *testing.T) {
 	// Scope: another caller or org is another key.
 	if _, c, err := s.Begin(ctx, "bob", "org", "k", fp); err != nil || c == nil {
 		t.Fatalf("another caller: %v", err)
+	} else {
+		t.Cleanup(func() { _ = c.Release(ctx) })
 	}
 	if _, c, err := s.Begin(ctx, "alice", "org2", "k", fp); err != nil || c == nil {
 		t.Fatalf("another org: %v", err)
+	} else {
+		t.Cleanup(func() { _ = c.Release(ctx) })
 	}
 
 	if err := claim.Complete(ctx, 201, []byte(`{"ok":true}`)); err != nil {
@@ -102,6 +106,8 @@ func TestBeginClaimsReplaysAndRefuses(t *testing.T) {
 	}
 	if _, c, err := s.Begin(ctx, "alice", "org", "k", fp); err != nil || c == nil {
 		t.Fatalf("after expiry: %v", err)
+	} else {
+		_ = c.Release(ctx)
 	}
 }
 
@@ -120,10 +126,15 @@ func TestReleaseAndLease(t *testing.T) {
 	if err != nil || claim == nil {
 		t.Fatalf("after release: %v", err)
 	}
-	// The claimer died: after the lease the key may be claimed again.
+	t.Cleanup(func() { _ = claim.Release(ctx) })
+	// The claimer died (its lease was not renewed: the test's clock
+	// moves, the renewal's ticker does not): after the lease the key may
+	// be claimed again.
 	*now = now.Add(Lease + time.Second)
 	if _, c, err := s.Begin(ctx, "p", "o", "k", fp); err != nil || c == nil {
 		t.Fatalf("after the lease: %v", err)
+	} else {
+		_ = c.Release(ctx)
 	}
 }
 
