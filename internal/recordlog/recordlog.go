@@ -148,6 +148,10 @@ type Log struct {
 	busy       bool      // a compaction runs (under mu)
 	retryAt    time.Time // no compaction before (one failed; under mu)
 	closed     bool      // under mu
+	// written is signalled (on mu) when a batch in flight is done, so
+	// that Close waits for it: the batch writes and syncs without mu,
+	// on the file Close would close.
+	written *sync.Cond
 
 	// burned are the ids of failed writes, with the highest version each
 	// may have left on disk; repairs are those still to be restated
@@ -174,6 +178,7 @@ func Open(dir string, logger *zap.Logger) (*Log, error) {
 		return nil, err
 	}
 	l := &Log{dir: dir, logger: logger, lock: lock, index: newIndex(), segs: make(map[uint32]*segment), next: 1, kick: make(chan struct{}, 1)}
+	l.written = sync.NewCond(&l.mu)
 	l.commit.Write, l.commit.Max = l.writeBatch, maxBatch
 	l.now = time.Now
 	if err := l.replay(); err != nil {
@@ -220,6 +225,11 @@ func (l *Log) Close() error {
 func (l *Log) closeFiles() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	// A batch that began before Close (the committer's, or a repair no
+	// caller waits for) is still writing or syncing its file.
+	for l.writing != nil {
+		l.written.Wait()
+	}
 	l.finishCurrent()
 	for _, s := range l.segs {
 		_ = s.f.Close()

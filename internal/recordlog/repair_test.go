@@ -136,3 +136,48 @@ func TestRepairRetriedWhileTheDiskFails(t *testing.T) {
 		t.Fatal("the failed create is held")
 	}
 }
+
+// TestCloseWaitsForBatchInFlight: a batch being written when the journal
+// is closed (here a repair, which no caller waits for: retried every
+// second while the disk fails) finishes before Close closes its file.
+// Close used to close it under the batch, which then called Discard on a
+// nil file: a panic on the committer's goroutine, the process gone.
+func TestCloseWaitsForBatchInFlight(t *testing.T) {
+	defer func(d time.Duration, w func(*diskfile.Prefilled, []byte) error) { repairRetry, appendBatch = d, w }(repairRetry, appendBatch)
+	repairRetry = time.Hour
+	var n atomic.Int32
+	entered, release := make(chan struct{}), make(chan struct{})
+	appendBatch = func(w *diskfile.Prefilled, b []byte) error {
+		switch n.Add(1) {
+		case 1:
+			return errors.New("EIO") // the caller's write fails: a repair is asked for
+		case 2: // the repair's batch, held until released
+			close(entered)
+			<-release
+			return errors.New("EIO")
+		}
+		return w.Write(b)
+	}
+	l, err := Open(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := uuid.New()
+	if err := l.Put(id, doc(id, "request-sent")); err == nil {
+		t.Fatal("the first write succeeded; want it failed")
+	}
+	<-entered
+	closed := make(chan struct{})
+	go func() {
+		_ = l.Close()
+		close(closed)
+	}()
+	// Let Close run as far as it goes (the old code returned at once and
+	// had closed the file) before the batch goes on; no time is asserted.
+	select {
+	case <-closed:
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(release)
+	<-closed
+}

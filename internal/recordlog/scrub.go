@@ -14,9 +14,12 @@ var scrubAfter = 12 * time.Hour
 // the repairs a failed write asks for (repair.go).
 func (l *Log) startScrub() {
 	t := time.NewTicker(min(scrubAfter/8, 10*time.Minute))
-	done := make(chan struct{})
-	l.stopScrub = func() { t.Stop(); close(done) }
+	done, exited := make(chan struct{}), make(chan struct{})
+	// Stopping waits for the goroutine: a repair it submitted may still be
+	// waiting on its batch, and Close must not release the files first.
+	l.stopScrub = func() { t.Stop(); close(done); <-exited }
 	go func() {
+		defer close(exited)
 		for {
 			select {
 			case <-done:

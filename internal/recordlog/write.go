@@ -98,6 +98,7 @@ func (l *Log) writeBatch(ops []op) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.writing = nil // nothing below unlocks before the batch is in memory
+	l.written.Broadcast()
 	if err != nil {
 		// Start another file for the next batch, so that a torn line can
 		// only end a file, and take back what may have been written.
