@@ -70,7 +70,7 @@ func openRecords(storage certmagic.Storage, cluster bool, logger *zap.Logger) (r
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening the record journal: %w", err)
 	}
-	return journaled{log: log, docs: docs}, log, nil
+	return journaled{log: log, docs: docs, docsDir: files.Filename(store.Prefix + "/records")}, log, nil
 }
 
 // journaled keeps records in the journal and still reads, and deletes,
@@ -78,6 +78,9 @@ func openRecords(storage certmagic.Storage, cluster bool, logger *zap.Logger) (r
 type journaled struct {
 	log  *recordlog.Log
 	docs *store.Store
+	// docsDir is the per-record documents' directory, synced after one
+	// of them is deleted.
+	docsDir string
 }
 
 func (j journaled) Put(ctx context.Context, name string, v any) error {
@@ -110,18 +113,31 @@ func (j journaled) Load(ctx context.Context, name string) ([]byte, error) {
 	return j.docs.Load(ctx, name)
 }
 
-// Delete writes a deletion to the journal even for a record it does not
-// hold (a write that failed may still have reached the disk), and removes
-// a per-record document of the same id.
+// Delete removes a per-record document of the same id, durably, then
+// writes a deletion to the journal even for a record it does not hold (a
+// write that failed may still have reached the disk). In that order: the
+// journal does not remember what it deleted, so Load, finding nothing
+// there, would read an older document left behind by a failure or a
+// crash between the two, and the record would come back as it was before
+// the journal.
 func (j journaled) Delete(ctx context.Context, name string) error {
 	id, ok := ParseID(name)
 	if !ok {
 		return nil
 	}
+	if j.docs.Storage().Exists(ctx, j.docs.Key(name)) {
+		if err := j.docs.Delete(ctx, name); err != nil {
+			return err
+		}
+		// FileStorage unlinks without syncing the directory.
+		if err := diskfile.SyncDir(j.docsDir); err != nil {
+			return fmt.Errorf("proofs: deleting record %s: %w: %w", name, backend.ErrUnavailable, err)
+		}
+	}
 	if err := j.log.Delete(id); err != nil {
 		return fmt.Errorf("proofs: deleting record %s: %w: %w", name, backend.ErrUnavailable, err)
 	}
-	return j.docs.Delete(ctx, name)
+	return nil
 }
 
 func (j journaled) List(ctx context.Context) ([]string, error) {

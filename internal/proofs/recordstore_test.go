@@ -2,14 +2,18 @@ package proofs
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/caddyserver/certmagic"
+	"github.com/google/uuid"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/recordlog"
+	"github.com/proofgate/proofgate/internal/store"
 )
 
 func openService(t *testing.T, storage certmagic.Storage, cluster bool) *Service {
@@ -186,4 +190,40 @@ func mustParse(t *testing.T, id string) [16]byte {
 		t.Fatalf("id %q", id)
 	}
 	return u
+}
+
+// deleteFails is a file storage whose deletions fail.
+type deleteFails struct{ *certmagic.FileStorage }
+
+func (deleteFails) Delete(context.Context, string) error { return errors.New("EIO") }
+
+// TestDeleteLeavesNoOlderDocument: a record whose per-record document
+// (from before the journal) cannot be deleted stays as the journal holds
+// it. The journal's deletion used to come first: the record then read as
+// its older document (request-sent again) after a failure or a crash
+// between the two.
+func TestDeleteLeavesNoOlderDocument(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	files := &certmagic.FileStorage{Path: root}
+	log, err := recordlog.Open(files.Filename(JournalDir), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	j := journaled{log: log, docs: store.New(deleteFails{files}, "records"), docsDir: files.Filename(store.Prefix + "/records")}
+	id := uuid.NewString()
+	if err := j.docs.Put(ctx, id, map[string]string{"state": "request-sent"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Put(ctx, id, map[string]string{"state": "done"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Delete(ctx, id); err == nil {
+		t.Fatal("the deletion succeeded although the document could not be deleted")
+	}
+	b, err := j.Load(ctx, id)
+	if err != nil || string(b) != `{"state":"done"}` {
+		t.Fatalf("after a failed deletion the record reads %s %v, want the journal's", b, err)
+	}
 }
