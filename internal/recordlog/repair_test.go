@@ -181,3 +181,71 @@ func TestCloseWaitsForBatchInFlight(t *testing.T) {
 	close(release)
 	<-closed
 }
+
+// TestFailingDiskKeepsOneFile: while every write fails, the failed
+// batches, the callers' and the repairs retried meanwhile, take their
+// lines back and go on in the same file. Each used to start a file of its
+// own, left open: one more file and descriptor for every failed request
+// and every repair retry, for as long as the disk failed.
+func TestFailingDiskKeepsOneFile(t *testing.T) {
+	defer func(w func(*diskfile.Prefilled, []byte) error) { appendBatch = w }(appendBatch)
+	var failing atomic.Bool
+	failing.Store(true)
+	appendBatch = func(w *diskfile.Prefilled, b []byte) error {
+		if failing.Load() {
+			// Half the batch reaches the file before the error.
+			return errors.Join(w.Write(b[:len(b)/2]), errors.New("no space left on device"))
+		}
+		return w.Write(b)
+	}
+	dir := t.TempDir()
+	l := open(t, dir)
+	failing.Store(false)
+	before := uuid.New()
+	if err := l.Put(before, doc(before, "request-sent")); err != nil {
+		t.Fatal(err)
+	}
+	failing.Store(true)
+	for range 50 {
+		id := uuid.New()
+		if err := l.Put(id, doc(id, "request-sent")); err == nil {
+			t.Fatal("a write succeeded on the failing disk")
+		}
+	}
+	l.mu.RLock()
+	segs := len(l.segs)
+	l.mu.RUnlock()
+	if segs > 1 {
+		t.Fatalf("%d files open after 50 failed writes, want one", segs)
+	}
+	// The disk recovers: the next write, and the records it restates,
+	// are in that file and read back.
+	failing.Store(false)
+	id := uuid.New()
+	if err := l.Put(id, doc(id, "done")); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := l.Get(id); err != nil || !ok || string(got) != string(doc(id, "done")) {
+		t.Fatalf("after recovery: %s %v %v", got, ok, err)
+	}
+	l.mu.RLock()
+	segs = len(l.segs)
+	l.mu.RUnlock()
+	if segs > 1 {
+		t.Fatalf("%d files after recovery, want one", segs)
+	}
+	// Read from disk again: the torn halves left no line between the
+	// good ones.
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again := open(t, dir)
+	for _, w := range []struct {
+		id    uuid.UUID
+		state string
+	}{{before, "request-sent"}, {id, "done"}} {
+		if got, ok, err := again.Get(w.id); err != nil || !ok || string(got) != string(doc(w.id, w.state)) {
+			t.Fatalf("reopened, %s: %s %v %v", w.id, got, ok, err)
+		}
+	}
+}

@@ -100,10 +100,15 @@ func (l *Log) writeBatch(ops []op) error {
 	l.writing = nil // nothing below unlocks before the batch is in memory
 	l.written.Broadcast()
 	if err != nil {
-		// Start another file for the next batch, so that a torn line can
-		// only end a file, and take back what may have been written.
-		_ = cur.w.Discard(cur.size)
-		if l.cur == cur {
+		// Take back what may have been written. Once that is done the
+		// next batch may go on in the same file: its fill zeroes, and
+		// syncs, the space after the content before any line relies on
+		// it, so no torn line can stay between two good ones. Only when
+		// the cut fails does the next batch start another file (a torn
+		// line can then only end this one). A new file for every failed
+		// batch left one open file more for each, and for each repair
+		// retried every second, for as long as the disk failed.
+		if derr := cur.w.Discard(cur.size); derr != nil && l.cur == cur {
 			l.cur = nil
 		}
 		l.burn(done)
