@@ -71,6 +71,10 @@ func (a *appender) forget(key string) {
 	delete(a.mine, key)
 }
 
+// writeLine writes a commit's line to its file (a variable for the tests,
+// which make the disk fail).
+var writeLine = (*diskfile.Prefilled).Write
+
 // write appends doc as one line and makes it durable. Commits are
 // serialized by the committer, so writes never interleave.
 func (a *appender) write(doc document) error {
@@ -83,16 +87,21 @@ func (a *appender) write(doc document) error {
 		}
 	}
 	before := a.w.Size()
-	err := a.w.Write(a.line)
+	err := writeLine(a.w, a.line)
 	if err == nil {
 		err = a.w.Sync()
 	}
 	if err != nil {
 		// What may have reached the file is taken back; a crash before
 		// that leaves a torn or unacknowledged last line, which readers
-		// of a finished file skip.
-		_ = a.w.Discard(before)
-		a.abandon()
+		// of a finished file skip. Once taken back, the next commit goes
+		// on in this file (its fill zeroes and syncs the space after the
+		// content first); only when the cut fails does it start another,
+		// so a failing disk does not leave a file behind per failed
+		// create.
+		if derr := a.w.Discard(before); derr != nil {
+			a.abandon()
+		}
 		return err
 	}
 	a.entries += len(doc.Owners)

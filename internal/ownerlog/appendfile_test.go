@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -194,5 +195,55 @@ func TestAppendFileLaterPageFirst(t *testing.T) {
 	}
 	if org, ok := reader.Get(uuidN(9)); !ok || org != "b" {
 		t.Fatalf("the line, once whole: %q, %v", org, ok)
+	}
+}
+
+// TestAppendFileFailingDisk: while every write fails (half a line reaching
+// the file each time), the failed commits take their line back and the
+// next goes on in the same file; once the disk recovers, what was
+// acknowledged reads back. Each failed commit used to start a file of its
+// own: one more file for every failed create while the disk failed.
+func TestAppendFileFailingDisk(t *testing.T) {
+	defer func(w func(*diskfile.Prefilled, []byte) error) { writeLine = w }(writeLine)
+	failing := false
+	writeLine = func(w *diskfile.Prefilled, b []byte) error {
+		if failing {
+			return errors.Join(w.Write(b[:len(b)/2]), errors.New("no space left on device"))
+		}
+		return w.Write(b)
+	}
+	root := t.TempDir()
+	l := opened(t, &certmagic.FileStorage{Path: root})
+	if err := l.Append(Entry{ID: uuidN(1), OrgID: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	failing = true
+	for i := range 20 {
+		if err := l.Append(Entry{ID: uuidN(100 + i), OrgID: "a"}); err == nil {
+			t.Fatal("an append succeeded on the failing disk")
+		}
+	}
+	failing = false
+	if err := l.Append(Entry{ID: uuidN(2), OrgID: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	_ = filepath.WalkDir(filepath.Join(root, filepath.FromSlash(testDir)), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if len(files) != 1 {
+		t.Fatalf("%d files after 20 failed commits, want one: %v", len(files), files)
+	}
+	again := opened(t, &certmagic.FileStorage{Path: root})
+	for _, id := range []string{uuidN(1), uuidN(2)} {
+		if _, ok := again.Get(id); !ok {
+			t.Fatalf("%s, acknowledged, is not read back", id)
+		}
+	}
+	if _, ok := again.Get(uuidN(100)); ok {
+		t.Fatal("a failed append is read back")
 	}
 }
