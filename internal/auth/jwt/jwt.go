@@ -192,6 +192,19 @@ func (p *Provider) Provision(ctx caddy.Context) error {
 		}
 		p.Issuer = iss
 	}
+	if len(p.Audience) > 0 {
+		// Resolved like the issuer: {env.AUD} left as written would
+		// refuse every token as wrong_audience.
+		aud := make([]string, len(p.Audience))
+		for i, a := range p.Audience {
+			v, err := repl.ReplaceOrErr(a, true, true)
+			if err != nil {
+				return fmt.Errorf("jwt: audience %d: %v", i+1, err)
+			}
+			aud[i] = v
+		}
+		p.Audience = aud
+	}
 	for i, f := range p.KeyFiles {
 		path, err := repl.ReplaceOrErr(f, true, true)
 		if err != nil {
