@@ -100,24 +100,44 @@ func (c *Config) Build(repl *caddy.Replacer) (*Registry, error) {
 			src Source
 			err error
 		)
+		// Every placeholder must resolve, as for every other secret: an
+		// unset {env.TOKEN} would otherwise send no credential, and every
+		// lookup would fail only at the first presentation.
+		resolve := func(what, v string) string {
+			if err != nil || v == "" {
+				return ""
+			}
+			var out string
+			out, err = repl.ReplaceOrErr(v, true, true)
+			if err != nil {
+				err = fmt.Errorf("%s: %v", what, err)
+			}
+			return out
+		}
 		switch s.Type {
 		case "files":
-			src, err = LoadFiles(repl.ReplaceKnown(s.Dir, ""))
+			if dir := resolve("dir", s.Dir); err == nil {
+				src, err = LoadFiles(dir)
+			}
 		case "agent":
 			h := http.Header{}
-			if t := repl.ReplaceKnown(s.Token, ""); t != "" {
+			if t := resolve("token", s.Token); t != "" {
 				h.Set("Authorization", t)
 			}
-			if k := repl.ReplaceKnown(s.APIKey, ""); k != "" {
+			if k := resolve("api_key", s.APIKey); k != "" {
 				h.Set("X-API-Key", k)
 			}
-			src, err = NewAgent(s.Agent, repl.ReplaceKnown(s.URL, ""), h, nil)
+			if u := resolve("url", s.URL); err == nil {
+				src, err = NewAgent(s.Agent, u, h, nil)
+			}
 		case "http":
 			h := http.Header{}
 			for k, v := range s.Header {
-				h.Set(k, repl.ReplaceKnown(v, ""))
+				h.Set(k, resolve("header "+k, v))
 			}
-			src, err = NewHTTP(s.URL, h, nil)
+			if err == nil {
+				src, err = NewHTTP(s.URL, h, nil)
+			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("anoncreds_registry: source %d: %v", i+1, err)

@@ -89,3 +89,26 @@ func TestBuild(t *testing.T) {
 		t.Fatal("no block: no sources expected")
 	}
 }
+
+// TestBuildUnresolvedSecrets: a source's credential or URL whose
+// placeholder resolves to nothing fails the load, naming it, as every
+// other secret does. It used to send no credential (or "Bearer "), so
+// that every lookup failed, and only at the first presentation.
+func TestBuildUnresolvedSecrets(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		src  SourceConfig
+		want string
+	}{
+		{"agent token", SourceConfig{Type: "agent", Agent: "credo", URL: "http://127.0.0.1:1", Token: "{env.PG_TEST_UNSET}"}, "token"},
+		{"agent api_key", SourceConfig{Type: "agent", Agent: "acapy", URL: "http://127.0.0.1:1", APIKey: "{env.PG_TEST_UNSET}"}, "api_key"},
+		{"agent url", SourceConfig{Type: "agent", Agent: "acapy", URL: "{env.PG_TEST_UNSET}"}, "url"},
+		{"http header", SourceConfig{Type: "http", URL: "https://registry.example/{id}", Header: map[string]string{"Authorization": "Bearer {env.PG_TEST_UNSET}"}}, "header Authorization"},
+		{"files dir", SourceConfig{Type: "files", Dir: "{env.PG_TEST_UNSET}"}, "dir"},
+	} {
+		c := &Config{Sources: []SourceConfig{tt.src}}
+		if _, err := c.Build(caddy.NewReplacer()); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want the load to fail naming %q", tt.name, err, tt.want)
+		}
+	}
+}
