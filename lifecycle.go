@@ -201,7 +201,7 @@ type sinkStaged struct {
 
 func (st *sinkStaged) Commit() {
 	st.inner.Commit()
-	lifecycleMetrics.changes.WithLabelValues(st.change.Record.State).Inc()
+	lifecycleMetrics.changes.WithLabelValues(stateLabel(st.change.Record.State)).Inc()
 	st.log()
 	// ShouldEmit: nothing subscribed and no debug log means the event
 	// would be dropped unseen, so its data (a map) is not even built.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/metrics"
 	"github.com/proofgate/proofgate/internal/upstream/agent"
 )
@@ -32,6 +33,19 @@ var lifecycleMetrics = struct {
 		Namespace: "caddy", Subsystem: "proofgate", Name: "webhook_stage_failures_total",
 		Help: "State changes whose webhook messages could not be queued (storage failed).",
 	}),
+}
+
+// stateLabel bounds the state label: an agent's record may name any
+// state, and each would stay a series for the process's life. The states
+// a verifier's record takes in proofgate, credo-controller and ACA-Py are
+// kept; any other is "other".
+func stateLabel(state string) string {
+	switch state {
+	case backend.StateRequestSent, backend.StateProposalReceived, backend.StatePresentationReceived,
+		backend.StateDone, backend.StateAbandoned, "declined", "deleted":
+		return state
+	}
+	return "other"
 }
 
 func lifecycleCollectors() []prometheus.Collector {
