@@ -2,8 +2,17 @@ package outbox
 
 import (
 	"context"
+	"errors"
 	"sync"
 )
+
+// ErrNotMine is what a delivery function returns (wrapped, e.g. as a
+// Failure's Err) for a message of its kind that it does not know: one of
+// another configuration that shares the deliverer (two sites on one
+// storage, each with its own webhooks or its own outbound policy). The
+// kind's other registrations are asked then, newest first; a message none
+// of them takes is a temporary failure, the newest's.
+var ErrNotMine = errors.New("outbox: the message is another configuration's")
 
 // DeliverFunc delivers one message. nil means delivered; a *Failure says
 // whether the failure is permanent and what to record; any other error is
@@ -26,7 +35,9 @@ type kind struct {
 // Handle registers the delivery function of a kind of message, and
 // optionally a result function of its own (called after
 // Options.OnResult), and returns what undoes the registration. The
-// registrations of a kind form a stack: the newest is the one used;
+// registrations of a kind form a stack: the newest is the one used
+// (its delivery function first: one that answers ErrNotMine passes the
+// message to the next);
 // removing it restores the one before (a config that Caddy refused after
 // its Provision must not leave its functions in charge of the config
 // still running); removing an older one just drops it. Each config
@@ -62,14 +73,40 @@ func (d *Deliverer) Handle(name string, fn DeliverFunc, result ResultFunc) (remo
 	}
 }
 
-// publishKinds makes the top of each stack the kind's functions. d.kmu
-// must be held.
+// publishKinds makes each stack its kind's functions: the newest's result
+// function, and its delivery functions newest first. d.kmu must be held.
 func (d *Deliverer) publishKinds() {
 	next := make(map[string]kind, len(d.stacks))
 	for name, stack := range d.stacks {
-		next[name] = *stack[len(stack)-1]
+		top := *stack[len(stack)-1]
+		if len(stack) > 1 {
+			fns := make([]DeliverFunc, len(stack))
+			for i, reg := range stack {
+				fns[len(stack)-1-i] = reg.deliver
+			}
+			top.deliver = firstTaker(fns)
+		}
+		next[name] = top
 	}
 	d.kinds.Store(&next)
+}
+
+// firstTaker delivers with the first of fns that does not answer
+// ErrNotMine; when all do, the answer is the first's.
+func firstTaker(fns []DeliverFunc) DeliverFunc {
+	return func(ctx context.Context, e Entry) error {
+		var first error
+		for i, fn := range fns {
+			err := fn(ctx, e)
+			if !errors.Is(err, ErrNotMine) {
+				return err
+			}
+			if i == 0 {
+				first = err
+			}
+		}
+		return first
+	}
 }
 
 func (d *Deliverer) kind(name string) kind {

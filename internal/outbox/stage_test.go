@@ -3,6 +3,8 @@ package outbox
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -223,5 +225,59 @@ func TestHandleRegistrationsAreUndoneByTheirOwners(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	if st, _ := d.Outbox().Status(context.Background(), "m3"); st.State != StateQueued || st.Attempts != 0 {
 		t.Fatalf("a message without a delivery function: %+v", st)
+	}
+}
+
+// Two configurations that share a deliverer (two sites on one storage)
+// each deliver their own messages: a registration that answers ErrNotMine
+// passes the message on, newest first, and a message neither takes is a
+// temporary failure with the newest's answer. The newest used to take
+// every message, failing or mishandling the other configuration's.
+func TestHandleNotMinePassesOn(t *testing.T) {
+	d, results := newTestDeliverer(t, t.TempDir(), Options{MaxAttempts: 1})
+	var mu sync.Mutex
+	by := map[string]string{}
+	site := func(name string, mine func(int) bool) DeliverFunc {
+		return func(_ context.Context, e Entry) error {
+			var n int
+			if err := e.Decode(&n); err != nil {
+				return err
+			}
+			if !mine(n) {
+				return &Failure{Public: name + ": not configured", Err: fmt.Errorf("%w: %d", ErrNotMine, n)}
+			}
+			mu.Lock()
+			by[e.ID] = name
+			mu.Unlock()
+			return nil
+		}
+	}
+	defer d.Handle("k", site("a", func(n int) bool { return n == 1 }), nil)()
+	defer d.Handle("k", site("b", func(n int) bool { return n == 2 }), nil)()
+	d.Start()
+	for _, tt := range []struct {
+		id    string
+		n     int
+		state State
+		by    string
+	}{
+		{"for-a", 1, StateSent, "a"},
+		{"for-b", 2, StateSent, "b"},
+		{"for-none", 3, StateFailed, ""},
+	} {
+		if err := d.Outbox().Enqueue(context.Background(), tt.id, "k", tt.n); err != nil {
+			t.Fatal(err)
+		}
+		d.Notify()
+		o := next(t, results)
+		mu.Lock()
+		got := by[tt.id]
+		mu.Unlock()
+		if o.e.ID != tt.id || o.s.State != tt.state || got != tt.by {
+			t.Fatalf("%s: %+v delivered by %q, want %s by %q", tt.id, o.s, got, tt.state, tt.by)
+		}
+		if tt.by == "" && !strings.HasPrefix(o.s.LastError, "b:") {
+			t.Fatalf("%s: last error %q, want the newest's", tt.id, o.s.LastError)
+		}
 	}
 }

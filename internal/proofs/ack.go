@@ -43,6 +43,13 @@ const (
 // ackMessage is the outbox payload of an ack.
 type ackMessage struct {
 	RecordID string `json:"recordId"`
+	// Guarded says the backend that staged the ack keeps the outbound
+	// address guard (no allow_private_endpoints). The ack deliverer is
+	// shared by every local backend on the storage and its newest
+	// registration delivers, so the ack carries its own backend's policy:
+	// one that allows private endpoints still sends it guarded. (Absent
+	// in acks staged before it: the delivering backend's policy.)
+	Guarded bool `json:"guarded,omitempty"`
 }
 
 func ackMessageID(recordID string) string { return "ack-" + recordID }
@@ -69,7 +76,7 @@ func (a *Agent) stageAck(ctx context.Context, d *Doc) (backend.Staged, error) {
 	id := ackMessageID(d.Record.ID)
 	// Restage, not Stage: a message left by an accept that died before
 	// its record write may be in a worker's hands right now.
-	if err := a.acks.Outbox().Restage(ctx, id, AckKind, ackMessage{RecordID: d.Record.ID}); err != nil {
+	if err := a.acks.Outbox().Restage(ctx, id, AckKind, ackMessage{RecordID: d.Record.ID, Guarded: !a.allowPrivate}); err != nil {
 		return nil, err
 	}
 	if d.Record.Metadata == nil {
@@ -119,9 +126,13 @@ func (a *Agent) deliverAck(ctx context.Context, e outbox.Entry) error {
 		// Written before the record: the accept is in flight, or died.
 		return &outbox.Failure{Public: "record-not-done", Err: errNotDone}
 	}
+	client := a.client
+	if m.Guarded {
+		client = a.guarded
+	}
 	svc, err := a.proverService(ctx, doc)
 	if err == nil {
-		err = a.sendToProver(ctx, doc, svc, doc.Ack)
+		err = a.sendToProverWith(ctx, client, doc, svc, doc.Ack)
 	}
 	a.logDelivery(doc, err)
 	if err == nil {

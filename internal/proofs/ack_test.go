@@ -178,3 +178,36 @@ func TestAckHeldUntilItsRecordIsStored(t *testing.T) {
 		t.Fatalf("got %s", got.Raw)
 	}
 }
+
+// Two local backends on one storage share its ack deliverer, whose newest
+// registration delivers. An ack staged by the backend that keeps the
+// outbound address guard is sent guarded by the other too (the guard
+// refuses the wallet's loopback endpoint); the other's own acks go out.
+// The newest backend's client used to send them all: the guard bypassed.
+func TestSharedAckDelivererKeepsEachBackendsGuard(t *testing.T) {
+	st := fileStorage(t)
+	acks := fastAcks(t, st)
+	guarded := NewAgent(newTestService(t, st), AgentConfig{AllowPrivateEndpoints: false, Acks: acks})
+	t.Cleanup(guarded.Close)
+	open := NewAgent(newTestService(t, st), AgentConfig{AllowPrivateEndpoints: true, Acks: acks})
+	t.Cleanup(open.Close)
+	acks.Start()
+	w := wallet.NewT(t, wallet.Options{}) // its endpoint is on 127.0.0.1
+
+	id := presented(t, guarded, w)
+	rec, err := guarded.Accept(context.Background(), testOrg, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ack, _ := rec.Metadata[MetadataAck].(map[string]any); ack["sent"] == true || ack["error"] != "endpoint-not-public" {
+		t.Fatalf("the guarded backend's ack: %v, want refused as endpoint-not-public", ack)
+	}
+	id = presented(t, open, w)
+	rec, err = open.Accept(context.Background(), testOrg, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ack, _ := rec.Metadata[MetadataAck].(map[string]any); ack["sent"] != true {
+		t.Fatalf("the open backend's ack: %v, want sent", ack)
+	}
+}

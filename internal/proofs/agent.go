@@ -63,8 +63,14 @@ type AgentConfig struct {
 // (Accept) and the problem report of a rejected one. Records and their
 // transitions stay with the Service.
 type Agent struct {
-	svc           *Service
-	client        *http.Client
+	svc    *Service
+	client *http.Client
+	// allowPrivate is AgentConfig.AllowPrivateEndpoints; guarded is a
+	// client that keeps the address guard, for the acks a backend that
+	// keeps it staged (the ack deliverer is shared by every local backend
+	// on the storage, and the newest delivers).
+	allowPrivate  bool
+	guarded       *http.Client
 	timeout       time.Duration
 	verifyTimeout time.Duration
 	logger        *zap.Logger
@@ -87,10 +93,15 @@ func NewAgent(svc *Service, cfg AgentConfig) *Agent {
 	a := &Agent{
 		svc:           svc,
 		client:        newClient(cfg.AllowPrivateEndpoints, cfg.SendTimeout),
+		allowPrivate:  cfg.AllowPrivateEndpoints,
 		timeout:       cfg.SendTimeout,
 		logger:        cfg.Logger,
 		acks:          cfg.Acks,
 		verifyTimeout: verifyTimeoutOr(cfg.VerifyTimeout),
+	}
+	a.guarded = a.client
+	if a.allowPrivate {
+		a.guarded = newClient(false, cfg.SendTimeout)
 	}
 	if a.acks == nil {
 		a.acks = NewAckDeliverer(svc.storage, cfg.Logger, nil)
@@ -118,4 +129,5 @@ func (a *Agent) Close() {
 		a.acks.Stop()
 	}
 	a.client.CloseIdleConnections()
+	a.guarded.CloseIdleConnections()
 }

@@ -122,7 +122,7 @@ func (e *statusError) Error() string { return fmt.Sprintf("the endpoint answered
 
 // send packs msg for the prover's service (authcrypt with the verifier's
 // key, wrapped for its routing keys) and POSTs it. It holds no lock.
-func (a *Agent) send(ctx context.Context, msg []byte, svc *ServiceDecorator, key ed25519.PrivateKey) error {
+func (a *Agent) send(ctx context.Context, client *http.Client, msg []byte, svc *ServiceDecorator, key ed25519.PrivateKey) error {
 	if svc == nil || len(svc.RecipientKeys) == 0 {
 		return errNoService
 	}
@@ -141,7 +141,7 @@ func (a *Agent) send(ctx context.Context, msg []byte, svc *ServiceDecorator, key
 		return err
 	}
 	req.Header.Set("Content-Type", MediaTypeEnvelope)
-	resp, err := a.client.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {
@@ -199,11 +199,16 @@ func (a *Agent) deliver(ctx context.Context, doc *Doc, msg []byte) map[string]an
 
 // sendToProver packs msg with the record's verifier key for svc and posts it.
 func (a *Agent) sendToProver(ctx context.Context, doc *Doc, svc *ServiceDecorator, msg []byte) error {
+	return a.sendToProverWith(ctx, a.client, doc, svc, msg)
+}
+
+// sendToProverWith is sendToProver through client.
+func (a *Agent) sendToProverWith(ctx context.Context, client *http.Client, doc *Doc, svc *ServiceDecorator, msg []byte) error {
 	rk, err := a.svc.RecipientKey(ctx, doc.Key.Verkey)
 	if err != nil {
 		return fmt.Errorf("verifier key: %w", err)
 	}
-	return a.send(ctx, msg, svc, rk.Key)
+	return a.send(ctx, client, msg, svc, rk.Key)
 }
 
 // countDelivery records a delivery's outcome (from deliver) in the

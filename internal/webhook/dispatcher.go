@@ -202,7 +202,10 @@ func (d *Dispatcher) deliver(ctx context.Context, e outbox.Entry) error {
 	}
 	ep, ok := d.endpoints[m.Endpoint]
 	if !ok {
-		return &outbox.Failure{Public: "endpoint-not-configured", Err: fmt.Errorf("no webhook %s in this config", m.Endpoint)}
+		// Another handler's, sharing this storage's deliverer (another
+		// site), or a config's being replaced: the deliverer asks the
+		// other registrations (outbox.ErrNotMine).
+		return &outbox.Failure{Public: "endpoint-not-configured", Err: fmt.Errorf("%w: no webhook %s in this config", outbox.ErrNotMine, m.Endpoint)}
 	}
 	if d.confirm != nil && m.RecordID != "" {
 		happened, err := d.confirm(ctx, m.OrgID, m.RecordID, m.State)

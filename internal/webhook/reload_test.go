@@ -59,9 +59,10 @@ func TestClosingARefusedConfigsDispatcherRestoresTheRunningOne(t *testing.T) {
 }
 
 // While a new config is being provisioned, its dispatcher (the newest)
-// does not know the running config's endpoint: that is a temporary
-// failure, not a permanent one, and once the new config is refused the
-// retry reaches the endpoint.
+// does not know the running config's endpoint: it passes the message on
+// (outbox.ErrNotMine) and the running config delivers it at once. Once
+// no config knows the endpoint, that is a temporary failure, not a
+// permanent one: the config that knows it may be on its way.
 func TestUnknownEndpointIsRetried(t *testing.T) {
 	r := newReceiver(t, 0)
 	running, del, results := newTestDispatcher(t, t.TempDir(), Config{URL: r.srv.URL, Secret: testSecret, AllowPrivate: true})
@@ -69,22 +70,24 @@ func TestUnknownEndpointIsRetried(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer provisioning.Close()
 	del.Start()
 	stageAndCommit(t, running, change("ev-1", "", backend.StateRequestSent, "org-1"))
-	select {
-	case s := <-results:
-		if s.State != outbox.StateQueued || s.LastError != "endpoint-not-configured" {
-			t.Fatalf("first attempt: %+v", s)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("no attempt")
-	}
-	provisioning.Close() // refused
 	if s := waitFinal(t, results); s.State != outbox.StateSent {
 		t.Fatalf("status %+v", s)
 	}
 	if got := r.events(); len(got) != 1 || got[0].id != "ev-1" {
 		t.Fatalf("received %+v", got)
+	}
+	running.Close() // replaced by a config without the endpoint
+	stageAndCommit(t, running, change("ev-2", "", backend.StateRequestSent, "org-1"))
+	select {
+	case s := <-results:
+		if s.State != outbox.StateQueued || s.LastError != "endpoint-not-configured" {
+			t.Fatalf("no config knows the endpoint: %+v", s)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no attempt")
 	}
 }
 
@@ -111,5 +114,34 @@ func TestCommitReleasesOnlyItsOwnChange(t *testing.T) {
 	}
 	if got := r.events(); len(got) != 1 || got[0].id != "ev-y" {
 		t.Fatalf("received %+v", got)
+	}
+}
+
+// Two handlers on one storage (two sites, each with its own webhook) share
+// the storage's deliverer; each one's events reach its own endpoint. The
+// newest handler used to take every message and fail the other's as
+// endpoint-not-configured until it gave up.
+func TestTwoHandlersShareTheDeliverer(t *testing.T) {
+	ra, rb := newReceiver(t, 0), newReceiver(t, 0)
+	siteA, del, results := newTestDispatcher(t, t.TempDir(), Config{URL: ra.srv.URL, Secret: testSecret, AllowPrivate: true})
+	siteB, err := New([]Config{{URL: rb.srv.URL, Secret: testSecret, AllowPrivate: true}}, del, zaptest.NewLogger(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer siteB.Close()
+	del.Start()
+	stageAndCommit(t, siteA, change("ev-a", "", backend.StateRequestSent, "org-a"))
+	if s := waitFinal(t, results); s.State != outbox.StateSent {
+		t.Fatalf("site A's event: %+v", s)
+	}
+	stageAndCommit(t, siteB, change("ev-b", "", backend.StateRequestSent, "org-b"))
+	if s := waitFinal(t, results); s.State != outbox.StateSent {
+		t.Fatalf("site B's event: %+v", s)
+	}
+	if got := ra.events(); len(got) != 1 || got[0].id != "ev-a" {
+		t.Fatalf("site A's endpoint received %+v", got)
+	}
+	if got := rb.events(); len(got) != 1 || got[0].id != "ev-b" {
+		t.Fatalf("site B's endpoint received %+v", got)
 	}
 }
