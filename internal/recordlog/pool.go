@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -39,6 +40,10 @@ func Release(l *Log) {
 
 // Destruct implements caddy.Destructor.
 func (l *Log) Destruct() error { return l.Close() }
+
+// removeFile removes a drained file (a variable for the tests, which make
+// a removal fail).
+var removeFile = os.Remove
 
 // Drain moves every record of the journal in dir to put (a per-record
 // document each), then removes the journal's files: what an instance that
@@ -88,22 +93,33 @@ func Drain(dir string, logger *zap.Logger, put func(id uuid.UUID, doc []byte) er
 			return 0, fmt.Errorf("making the moved records durable: %w", err)
 		}
 	}
+	// The files go oldest first, each durably (the directory synced after
+	// each): a crash or a failed removal then leaves only newer files,
+	// whose lines are the newest of every record they name, so a second
+	// drain cannot bring back a version, or a deleted record, that a
+	// removed newer file superseded. (Removed in map order, an older file
+	// could outlive the newer one holding a record's deletion.) Durably
+	// gone, too, because a journal file that came back after a crash
+	// would be drained again, over documents changed since.
 	l.mu.Lock() // nothing writes to a drained Log: no compaction can run
-	var errs []error
-	for seq, s := range l.segs {
+	defer l.mu.Unlock()
+	order := make([]uint32, 0, len(l.segs))
+	for seq := range l.segs {
+		order = append(order, seq)
+	}
+	slices.Sort(order)
+	for _, seq := range order {
+		s := l.segs[seq]
 		_ = s.f.Close()
-		if err := os.Remove(s.f.Name()); err != nil {
-			errs = append(errs, err)
-		}
 		delete(l.segs, seq)
+		if err := removeFile(s.f.Name()); err != nil {
+			return n, fmt.Errorf("removing the drained journal file %s: %w", s.f.Name(), err)
+		}
+		if err := diskfile.SyncDir(dir); err != nil {
+			return n, err
+		}
 	}
-	l.mu.Unlock()
-	// Durably gone: a journal file that came back after a crash would be
-	// drained again, over documents changed since.
-	if err := diskfile.SyncDir(dir); err != nil {
-		errs = append(errs, err)
-	}
-	return n, errors.Join(errs...)
+	return n, nil
 }
 
 // Snapshot reads the records a journal in dir holds now, without taking

@@ -3,6 +3,8 @@ package recordlog
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -131,5 +133,83 @@ func TestSnapshotBesideTheWriter(t *testing.T) {
 	}
 	if got, err := Snapshot(filepath.Join(dir, "missing")); err != nil || len(got) != 0 {
 		t.Fatalf("missing: %v %v", got, err)
+	}
+}
+
+// TestDrainInterruptedBringsNothingBack: a drain whose removals stop half
+// way (a failed removal; a crash is the same) leaves only the newer files,
+// so that a second drain does not put back a record a removed file had
+// deleted. The files used to go in map order: an older file holding a
+// record could outlive the newer one holding its deletion.
+func TestDrainInterruptedBringsNothingBack(t *testing.T) {
+	defer func(n int64, rm func(string) error) { segmentMax, removeFile = n, rm }(segmentMax, removeFile)
+	dir := t.TempDir()
+	l := open(t, dir)
+	x, y, z := uuid.New(), uuid.New(), uuid.New()
+	// The first file holds x and z (z keeps it from being compacted
+	// away); then a file per batch: x's deletion, then y.
+	for _, id := range []uuid.UUID{x, z} {
+		if err := l.Put(id, doc(id, "request-sent")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	segmentMax = 1
+	if err := l.Delete(x); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Put(y, doc(y, "done")); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	if n := len(files(t, dir)); n < 3 {
+		t.Fatalf("%d journal files, want one per batch", n)
+	}
+	for fail := 1; fail <= 3; fail++ {
+		t.Run(fmt.Sprintf("removal %d fails", fail), func(t *testing.T) {
+			d := t.TempDir()
+			copyDir(t, dir, d)
+			calls := 0
+			removeFile = func(name string) error {
+				if calls++; calls == fail {
+					return errors.New("EIO")
+				}
+				return os.Remove(name)
+			}
+			if _, err := Drain(d, nil, func(uuid.UUID, []byte) error { return nil }, nil); err == nil {
+				t.Fatal("want the removal's error")
+			}
+			removeFile = os.Remove
+			got := map[uuid.UUID][]byte{}
+			if _, err := Drain(d, nil, func(id uuid.UUID, b []byte) error { got[id] = b; return nil }, nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, back := got[x]; back {
+				t.Fatalf("the deleted record came back: %s", got[x])
+			}
+			if b, ok := got[y]; ok && !bytes.Equal(b, doc(y, "done")) {
+				t.Fatalf("y drained as %s", b)
+			}
+		})
+	}
+}
+
+// copyDir copies the files of src into dst.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
