@@ -8,11 +8,13 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/proofgate/proofgate/internal/auth"
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/bodyread"
 	"github.com/proofgate/proofgate/internal/metrics"
+	"github.com/proofgate/proofgate/internal/outbox"
 	"github.com/proofgate/proofgate/internal/validate"
 )
 
@@ -89,9 +91,21 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 	g.idempotent(w, r, principal, orgID, body, func(w http.ResponseWriter) { g.create(ctx, w, r, c) })
 }
 
+// CreateDeadline bounds one create, every recipient's proof request
+// included (createDeadline; tests shorten it). The messages a create stages (its mails, its webhooks) are
+// held until it commits, and delivered anyway once outbox.DefaultHold
+// ends (the release lost with a process): a create still running then
+// could no longer withdraw them, and recipients would be sent invitations
+// for records it then discards. So it ends a minute before the hold.
+const CreateDeadline = outbox.DefaultHold - time.Minute
+
+var createDeadline = CreateDeadline
+
 // create makes the proof request(s) of one HTTP request and answers it;
 // ctx is the request's, collecting the changes for its log line.
 func (g *Gateway) create(ctx context.Context, w http.ResponseWriter, r *http.Request, c *creation) {
+	ctx, cancel := context.WithTimeout(ctx, createDeadline)
+	defer cancel()
 	req := c.req
 	if len(req.Emails) == 0 {
 		if err := c.one(ctx, ""); err != nil {
@@ -113,9 +127,17 @@ func (g *Gateway) create(ctx context.Context, w http.ResponseWriter, r *http.Req
 	}
 
 	recipients := make([]recipient, 0, len(req.Emails))
-	for _, to := range req.Emails {
-		if err := c.one(ctx, to); err != nil {
+	for i, to := range req.Emails {
+		err := ctx.Err()
+		if err == nil {
+			err = c.one(ctx, to)
+		}
+		if err != nil {
 			c.undo(r)
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				writeError(w, http.StatusGatewayTimeout, fmt.Sprintf("the request ran past its time limit (%s) after %d of %d recipients; none was kept, retry with fewer", createDeadline, i, len(req.Emails)))
+				return
+			}
 			writeBackendError(w, g.Logger, "", err)
 			return
 		}
