@@ -12,11 +12,13 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/caddyserver/certmagic"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/diskfile"
 )
 
 // Prefix is the storage key prefix of everything proofgate stores.
@@ -53,7 +55,12 @@ func (s *Store) Key(name string) string {
 }
 
 // Put stores v as JSON under name, replacing any earlier document. It is
-// one durable write.
+// one durable write: on certmagic's file_system storage, which syncs the
+// file it writes but renames it into place without syncing the
+// directory, the directory is synced too. Without that a power loss
+// could forget a document written before something that relied on it
+// (an ack's outbox message before its record, made durable by the record
+// journal, moved to done).
 func (s *Store) Put(ctx context.Context, name string, v any) error {
 	if !validName(name) {
 		return fmt.Errorf("store: invalid key %q", name)
@@ -62,11 +69,20 @@ func (s *Store) Put(ctx context.Context, name string, v any) error {
 	if err != nil {
 		return fmt.Errorf("store: encoding %s: %w", name, err)
 	}
-	if err := s.storage.Store(ctx, s.Key(name), b); err != nil {
+	key := s.Key(name)
+	if err := s.storage.Store(ctx, key, b); err != nil {
 		return fmt.Errorf("store: writing %s: %w: %w", name, backend.ErrUnavailable, err)
+	}
+	if files, ok := s.storage.(*certmagic.FileStorage); ok {
+		if err := syncDir(filepath.Dir(files.Filename(key))); err != nil {
+			return fmt.Errorf("store: writing %s: %w: %w", name, backend.ErrUnavailable, err)
+		}
 	}
 	return nil
 }
+
+// syncDir makes a directory's entries durable (a variable for the tests).
+var syncDir = diskfile.SyncDir
 
 // Get loads the document stored under name into v. It returns ErrNotFound
 // when there is none.

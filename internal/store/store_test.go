@@ -11,6 +11,7 @@ import (
 	"github.com/caddyserver/certmagic"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/diskfile"
 )
 
 type doc struct {
@@ -97,3 +98,41 @@ func TestUndecodableDocumentIsNotUnavailable(t *testing.T) {
 		t.Fatalf("Get of a corrupt document = %v", err)
 	}
 }
+
+// TestPutSyncsTheDirectory: on file_system storage a Put syncs the
+// document's directory after the file is renamed into place (certmagic
+// syncs the file only), so that the document's name survives a power
+// loss; a failing sync fails the Put. Other storages are left to
+// themselves.
+func TestPutSyncsTheDirectory(t *testing.T) {
+	defer func(f func(string) error) { syncDir = f }(syncDir)
+	var synced []string
+	fail := false
+	syncDir = func(dir string) error {
+		synced = append(synced, dir)
+		if fail {
+			return errors.New("EIO")
+		}
+		return diskfile.SyncDir(dir)
+	}
+	root := t.TempDir()
+	files := &certmagic.FileStorage{Path: root}
+	s := New(files, "ns")
+	if err := s.Put(context.Background(), "doc", map[string]int{"a": 1}); err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Dir(files.Filename(s.Key("doc"))); len(synced) != 1 || synced[0] != want {
+		t.Fatalf("synced %v, want %s", synced, want)
+	}
+	fail = true
+	if err := s.Put(context.Background(), "doc", map[string]int{"a": 2}); !errors.Is(err, backend.ErrUnavailable) {
+		t.Fatalf("a failing directory sync: %v, want ErrUnavailable", err)
+	}
+	synced = nil
+	if err := New(wrapped{files}, "ns").Put(context.Background(), "other", 1); err != nil || len(synced) != 0 {
+		t.Fatalf("another storage: %v, synced %v", err, synced)
+	}
+}
+
+// wrapped hides the file storage's type.
+type wrapped struct{ *certmagic.FileStorage }
