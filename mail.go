@@ -98,15 +98,18 @@ func mailPoolKey(cfg mail.Config, storage certmagic.Storage) (string, error) {
 // metadata ("email"), where the record's backend keeps records itself. It
 // runs on a delivery worker, so its write is bounded.
 func (h *Handler) recordMailOutcome(m mail.Message, s mail.Status) {
+	// Every handler sharing the deliverer hears every outcome (two sites
+	// on one storage); each notes, and counts, those of the orgs it
+	// serves.
+	b, _, ok := h.gw.Backends.Route(m.OrgID)
+	if !ok {
+		return
+	}
 	outcome := "retry"
 	if s.State.Final() {
 		outcome = string(s.State)
 	}
 	metrics.MailAttempt(outcome)
-	b, _, ok := h.gw.Backends.Route(m.OrgID)
-	if !ok {
-		return
-	}
 	setter, ok := b.(backend.MetadataSetter)
 	if !ok {
 		return

@@ -73,22 +73,45 @@ func (d *Deliverer) Handle(name string, fn DeliverFunc, result ResultFunc) (remo
 	}
 }
 
-// publishKinds makes each stack its kind's functions: the newest's result
-// function, and its delivery functions newest first. d.kmu must be held.
+// publishKinds makes each stack its kind's functions: its delivery
+// functions newest first (firstTaker), and every result function, newest
+// first: each configuration sharing the deliverer hears every outcome and
+// notes those of its own (a handler routes a mail's outcome by the org it
+// serves). d.kmu must be held.
 func (d *Deliverer) publishKinds() {
 	next := make(map[string]kind, len(d.stacks))
 	for name, stack := range d.stacks {
 		top := *stack[len(stack)-1]
 		if len(stack) > 1 {
 			fns := make([]DeliverFunc, len(stack))
-			for i, reg := range stack {
-				fns[len(stack)-1-i] = reg.deliver
+			var results []ResultFunc
+			for i := len(stack) - 1; i >= 0; i-- {
+				fns[len(stack)-1-i] = stack[i].deliver
+				if stack[i].result != nil {
+					results = append(results, stack[i].result)
+				}
 			}
 			top.deliver = firstTaker(fns)
+			top.result = everyResult(results)
 		}
 		next[name] = top
 	}
 	d.kinds.Store(&next)
+}
+
+// everyResult calls each of fns (nil when there is none).
+func everyResult(fns []ResultFunc) ResultFunc {
+	switch len(fns) {
+	case 0:
+		return nil
+	case 1:
+		return fns[0]
+	}
+	return func(e Entry, s Status) {
+		for _, fn := range fns {
+			fn(e, s)
+		}
+	}
 }
 
 // firstTaker delivers with the first of fns that does not answer

@@ -281,3 +281,43 @@ func TestHandleNotMinePassesOn(t *testing.T) {
 		}
 	}
 }
+
+// Every configuration sharing a deliverer hears every outcome (each notes
+// those of its own: a handler routes a mail's outcome by the org it
+// serves). Only the newest used to hear them, so another site's mails
+// never had their outcome noted on their records.
+func TestHandleEveryResultHeard(t *testing.T) {
+	d, results := newTestDeliverer(t, t.TempDir(), Options{})
+	var mu sync.Mutex
+	heard := map[string][]string{}
+	result := func(name string) ResultFunc {
+		return func(e Entry, _ Status) {
+			mu.Lock()
+			heard[name] = append(heard[name], e.ID)
+			mu.Unlock()
+		}
+	}
+	ok := func(context.Context, Entry) error { return nil }
+	defer d.Handle("k", ok, result("a"))()
+	defer d.Handle("k", ok, result("b"))()
+	d.Start()
+	if err := d.Outbox().Enqueue(context.Background(), "m", "k", 1); err != nil {
+		t.Fatal(err)
+	}
+	d.Notify()
+	if o := next(t, results); o.s.State != StateSent {
+		t.Fatalf("%+v", o)
+	}
+	// The kind's result functions run right after the deliverer's own.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		mu.Lock()
+		a, b := len(heard["a"]), len(heard["b"])
+		mu.Unlock()
+		if a == 1 && b == 1 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("heard by a %d, by b %d times, want once each", a, b)
+		}
+	}
+}
