@@ -49,7 +49,11 @@ func (h *Handler) provisionMail(ctx caddy.Context, storage certmagic.Storage) er
 	}
 	logger := h.logger.Named("mail")
 	val, _, err := mailPool.LoadOrNew(key, func() (caddy.Destructor, error) {
-		d, err := mail.NewDeliverer(cfg, mail.NewOutbox(storage, cfg.Queue), logger, nil)
+		// Counted once per outcome here, by the pooled deliverer: every
+		// handler sharing it hears every outcome (recordMailOutcome).
+		d, err := mail.NewDeliverer(cfg, mail.NewOutbox(storage, cfg.Queue), logger, func(_ mail.Message, s mail.Status) {
+			metrics.MailAttempt(mailOutcome(s))
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -99,17 +103,11 @@ func mailPoolKey(cfg mail.Config, storage certmagic.Storage) (string, error) {
 // runs on a delivery worker, so its write is bounded.
 func (h *Handler) recordMailOutcome(m mail.Message, s mail.Status) {
 	// Every handler sharing the deliverer hears every outcome (two sites
-	// on one storage); each notes, and counts, those of the orgs it
-	// serves.
+	// on one storage); each notes those of the orgs it serves.
 	b, _, ok := h.gw.Backends.Route(m.OrgID)
 	if !ok {
 		return
 	}
-	outcome := "retry"
-	if s.State.Final() {
-		outcome = string(s.State)
-	}
-	metrics.MailAttempt(outcome)
 	setter, ok := b.(backend.MetadataSetter)
 	if !ok {
 		return
@@ -120,6 +118,15 @@ func (h *Handler) recordMailOutcome(m mail.Message, s mail.Status) {
 		h.logger.Warn("noting an e-mail outcome on the proof record",
 			zap.String("proof_record_id", m.ProofRecordID), zap.String("mail_id", m.ID), zap.Error(err))
 	}
+}
+
+// mailOutcome is the metrics label of a delivery outcome: retry, sent
+// or failed.
+func mailOutcome(s mail.Status) string {
+	if s.State.Final() {
+		return string(s.State)
+	}
+	return "retry"
 }
 
 // mailer adapts the deliverer to handlers.Mailer.

@@ -92,12 +92,12 @@ func NewDeliverer(cfg Config, ob *Outbox, logger *zap.Logger, onResult func(Mess
 }
 
 // Subscribe makes fn hear every outcome onResult hears (after it), until
-// remove. Successive configs sharing a pooled deliverer each subscribe in
-// Provision and remove in Cleanup: the newest subscription is the one
-// called; removing it restores the one before (a config Caddy refused
-// after provisioning it must not take the running config's outcomes),
-// removing an older one just drops it. remove may be called more than
-// once.
+// remove. The configs sharing a pooled deliverer (successive ones across
+// a reload, and several sites on one storage) each subscribe in
+// Provision and remove in Cleanup: every subscription hears every
+// outcome, newest first, and notes those of its own; a config Caddy
+// refused after provisioning it stops hearing them at its Cleanup.
+// remove may be called more than once.
 func (d *Deliverer) Subscribe(fn func(Message, Status)) (remove func()) {
 	return d.Handle(Kind, d.deliver, func(e outbox.Entry, s outbox.Status) {
 		if m, ok := d.decode(e); ok {
