@@ -249,6 +249,45 @@ func TestCopiesSerialized(t *testing.T) {
 	}
 }
 
+// underWay is a presentation whose verification has begun and never
+// ends (verificationUnderWay).
+type underWay struct {
+	agent    *Agent
+	verifier *fakeVerifier
+	wallet   *wallet.T
+	inv      *wallet.Invitation
+	env      []byte     // the presentation's envelope
+	recordID string     // its record
+	first    chan error // Receive's answer, once the verification times out (2 × AdmitWait)
+}
+
+// verificationUnderWay sends a presentation to an agent whose verifier
+// never answers, and returns once its verification has begun: the record
+// is locked for 2 × AdmitWait.
+func verificationUnderWay(t *testing.T) underWay {
+	t.Helper()
+	ctx := context.Background()
+	u := underWay{verifier: &fakeVerifier{formats: allFormats, gate: make(chan struct{})}}
+	u.agent = newVerifyingAgent(t, AgentConfig{VerifyTimeout: 2 * AdmitWait}, u.verifier)
+	u.wallet = wallet.NewT(t, wallet.Options{NoEndpoint: true})
+	res, err := u.agent.Service().Create(ctx, testOrg, peRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.recordID = res.ProofRecord.ID
+	u.inv = u.wallet.ReadInvitation(res.InvitationURL)
+	u.env = u.wallet.Present(u.inv, vp(u.inv), true)
+	u.first = make(chan error, 1)
+	go func() {
+		_, err := u.agent.Receive(ctx, u.env)
+		u.first <- err
+	}()
+	for u.verifier.calls.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	return u
+}
+
 // TestCopiesWaitBounded: copies of a presentation whose verification
 // outlasts AdmitWait do not queue on the record's lock: each is told to
 // come back (ErrBusy, a 503) after AdmitWait, and the verification runs
@@ -256,23 +295,8 @@ func TestCopiesSerialized(t *testing.T) {
 // was verified again, one after another, when the first ran out of time.)
 func TestCopiesWaitBounded(t *testing.T) {
 	ctx := context.Background()
-	fv := &fakeVerifier{formats: allFormats, gate: make(chan struct{})} // never answers
-	a := newVerifyingAgent(t, AgentConfig{VerifyTimeout: 2 * AdmitWait}, fv)
-	w := wallet.NewT(t, wallet.Options{NoEndpoint: true})
-	res, err := a.Service().Create(ctx, testOrg, peRequest())
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv := w.ReadInvitation(res.InvitationURL)
-	env := w.Present(inv, vp(inv), true)
-	first := make(chan error, 1)
-	go func() {
-		_, err := a.Receive(ctx, env)
-		first <- err
-	}()
-	for fv.calls.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	u := verificationUnderWay(t)
+	a, fv, env, first := u.agent, u.verifier, u.env, u.first
 	const copies = 3
 	errs := make(chan error, copies)
 	for range copies {
@@ -302,22 +326,8 @@ func TestCopiesWaitBounded(t *testing.T) {
 // own verification could pile up reports of up to a MiB each.)
 func TestProblemReportsWaitBounded(t *testing.T) {
 	ctx := context.Background()
-	fv := &fakeVerifier{formats: allFormats, gate: make(chan struct{})} // never answers
-	a := newVerifyingAgent(t, AgentConfig{VerifyTimeout: 2 * AdmitWait}, fv)
-	w := wallet.NewT(t, wallet.Options{NoEndpoint: true})
-	res, err := a.Service().Create(ctx, testOrg, peRequest())
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv := w.ReadInvitation(res.InvitationURL)
-	first := make(chan error, 1)
-	go func() {
-		_, err := a.Receive(ctx, w.Present(inv, vp(inv), true))
-		first <- err
-	}()
-	for fv.calls.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	u := verificationUnderWay(t)
+	a, w, inv, first := u.agent, u.wallet, u.inv, u.first
 	const reports = 3
 	errs := make(chan error, reports)
 	for range reports {
@@ -335,7 +345,7 @@ func TestProblemReportsWaitBounded(t *testing.T) {
 	if err := <-first; !errors.Is(err, backend.ErrUnavailable) {
 		t.Fatalf("the presentation: %v, want the verification's time-out", err)
 	}
-	if rec, err := a.Service().LoadRecord(ctx, res.ProofRecord.ID); err != nil || rec.State != backend.StateRequestSent {
+	if rec, err := a.Service().LoadRecord(ctx, u.recordID); err != nil || rec.State != backend.StateRequestSent {
 		t.Fatalf("record %+v %v, want request-sent", rec.State, err)
 	}
 }
