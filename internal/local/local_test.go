@@ -68,6 +68,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{name: "cluster argument", input: "local {\n cluster yes\n}", wantErr: "wrong argument count"},
 		{name: "storage without module", input: "local {\n storage\n}", wantErr: "wrong argument count"},
 		{name: "unknown storage module", input: "local {\n storage nosuch\n}", wantErr: "caddy.storage.nosuch"},
+		{name: "clock_skew 0", input: "local {\n clock_skew 0\n}", wantErr: "clock_skew: 0 would mean the default"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

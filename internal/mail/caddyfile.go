@@ -68,6 +68,11 @@ func (c *Config) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if err != nil {
 				return d.Errf("email: %s: %q is not a number", opt, v)
 			}
+			if n < 1 {
+				// In JSON 0 is the field left out (the default); written
+				// here it would be taken as the default silently.
+				return d.Errf("email: %s: %d is not a positive number (leave the option out for the default)", opt, n)
+			}
 			*dst = n
 			return nil
 		}

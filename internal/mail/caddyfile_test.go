@@ -42,6 +42,8 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		"email {\n from\n}":                "from takes one value",
 		"email {\n timeout soon\n}":        `timeout: "soon" is not a duration`,
 		"email {\n workers many\n}":        `workers: "many" is not a number`,
+		"email {\n workers 0\n}":           `workers: 0 is not a positive number`,
+		"email {\n max_attempts -1\n}":     `max_attempts: -1 is not a positive number`,
 		"email {\n sender a@b.c\n}":        `unrecognized option "sender"`,
 		"email {\n subject {\n  x\n }\n}":  "subject takes no block",
 	} {

@@ -126,6 +126,10 @@ func (o *Options) UnmarshalDirective(d *caddyfile.Dispenser) error {
 			if perr != nil {
 				return d.Errf("clock_skew: %v", perr)
 			}
+			if dur == 0 {
+				// 0 is the option left out (JSON omits it): the default.
+				return d.Errf("clock_skew: 0 would mean the default (%s); give 1s for the strictest check", DefaultClockSkew)
+			}
 			o.ClockSkew = caddy.Duration(dur)
 		}
 	case "max_credentials":
