@@ -25,6 +25,10 @@ type Proof struct {
 	Domains   []string
 	// Created is the proof's creation time, zero when absent.
 	Created time.Time
+	// Expires is when the proof expires (Data Integrity's "expires"),
+	// zero when absent. Verify refuses a proof past it when given the
+	// time (VerifyOptions.At).
+	Expires time.Time
 	// RDF says the proof signs the document's canonical RDF, its meaning,
 	// rather than its JSON text (JCS): then members may be respelled
 	// (a term, an alias, an absolute IRI) without breaking it, and a
@@ -53,6 +57,7 @@ type rawProof struct {
 	challenge          string
 	domains            []string
 	created            time.Time
+	expires            time.Time
 }
 
 // proofsOf returns the proof objects of doc (a single proof or a set).
@@ -135,6 +140,14 @@ func parseProof(obj map[string]any) (*rawProof, error) {
 			return nil, fmt.Errorf("%w: created: %v", ErrMalformed, err)
 		}
 		p.created = t
+	}
+	if e, present := obj["expires"]; present {
+		s, _ := e.(string)
+		t, err := ParseTime(s)
+		if err != nil {
+			return nil, fmt.Errorf("%w: expires: %v", ErrMalformed, err)
+		}
+		p.expires = t
 	}
 	return p, nil
 }

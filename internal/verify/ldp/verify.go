@@ -8,9 +8,11 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
+	"time"
 
 	"github.com/mr-tron/base58"
 
@@ -33,7 +35,14 @@ type VerifyOptions struct {
 	// Safe canonicalizes the document in JSON-LD safe mode (an undefined
 	// term fails instead of being dropped unsigned). Credentials: true.
 	Safe bool
+	// At, when not zero, is the time of the verification: a proof whose
+	// "expires" is more than Skew before it is refused (ErrProofExpired).
+	At   time.Time
+	Skew time.Duration
 }
+
+// ErrProofExpired means a proof's "expires" has passed.
+var ErrProofExpired = errors.New("ldp: the proof has expired")
 
 // Verify checks every proof of doc (a proof set must verify whole) and
 // returns what they said. doc is not modified.
@@ -64,7 +73,10 @@ func (v *Verifier) verifyOne(ctx context.Context, unsecured, obj map[string]any,
 	if err != nil {
 		return Proof{}, err
 	}
-	res := Proof{Type: s.name, VerificationMethod: rp.verificationMethod, Purpose: rp.purpose, Challenge: rp.challenge, Domains: rp.domains, Created: rp.created, RDF: !s.jcs}
+	res := Proof{Type: s.name, VerificationMethod: rp.verificationMethod, Purpose: rp.purpose, Challenge: rp.challenge, Domains: rp.domains, Created: rp.created, Expires: rp.expires, RDF: !s.jcs}
+	if !o.At.IsZero() && !rp.expires.IsZero() && o.At.Add(-o.Skew).After(rp.expires) {
+		return res, fmt.Errorf("%w: expires %s", ErrProofExpired, rp.expires.Format(time.RFC3339))
+	}
 	if rp.purpose != o.Purpose {
 		return res, fmt.Errorf("%w: %.40s, want %s", ErrPurpose, rp.purpose, o.Purpose)
 	}

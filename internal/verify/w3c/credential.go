@@ -186,7 +186,7 @@ func (e detailError) Error() string { return e.detail }
 // ldpCredential verifies a JSON-LD credential's proof and reads its
 // signed fields.
 func (v *Verifier) ldpCredential(ctx context.Context, cred map[string]any) (*signedCredential, error) {
-	proofs, err := v.ldp.Verify(ctx, cred, ldp.VerifyOptions{Purpose: did.AssertionMethod, Safe: true})
+	proofs, err := v.ldp.Verify(ctx, cred, ldp.VerifyOptions{Purpose: did.AssertionMethod, Safe: true, At: v.now(), Skew: v.o.clockSkew()})
 	if err != nil {
 		return nil, err
 	}

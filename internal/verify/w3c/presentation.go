@@ -76,7 +76,7 @@ func (v *Verifier) ldpPresentation(ctx context.Context, raw []byte, in verify.In
 		return nil, verify.Fail(Format, reason, problem)
 	}
 	p := &presentation{creds: creds}
-	proofs, err := v.ldp.Verify(ctx, vp, ldp.VerifyOptions{Purpose: did.Authentication})
+	proofs, err := v.ldp.Verify(ctx, vp, ldp.VerifyOptions{Purpose: did.Authentication, At: v.now(), Skew: v.o.clockSkew()})
 	if err != nil {
 		outcome, reason, detail := classify(err)
 		p.check.Signature = outcome

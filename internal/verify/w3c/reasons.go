@@ -29,6 +29,8 @@ func classify(err error) (outcome, reason, detail string) {
 		return verify.Failed, reasonBusy, "the verifier is busy"
 	case errors.Is(err, jsonld.ErrTimeout):
 		return verify.Failed, verify.ReasonLimits, "canonicalization took too long"
+	case errors.Is(err, ldp.ErrProofExpired):
+		return verify.Failed, verify.ReasonExpired, "the proof has expired"
 	case errors.Is(err, ldp.ErrSignature), errors.Is(err, jwtvc.ErrSignature):
 		return verify.Failed, verify.ReasonSignature, "signature does not verify"
 	case errors.Is(err, ldp.ErrPurpose):
