@@ -27,8 +27,11 @@ type list struct {
 // Revoked; anything that cannot be determined gives Unknown.
 func (c *Checker) Check(ctx context.Context, v any, issuer string) Result {
 	entries, err := parseEntries(v)
-	if err != nil {
+	if errors.Is(err, ErrUnsupportedEntry) {
 		return Result{Outcome: Unknown, Detail: err.Error()}
+	}
+	if err != nil {
+		return Result{Outcome: Malformed, Detail: err.Error()}
 	}
 	res := Result{Outcome: OK}
 	for _, e := range entries {

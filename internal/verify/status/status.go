@@ -24,6 +24,13 @@ const (
 	OK      = "ok"
 	Revoked = "revoked"
 	Unknown = "unknown"
+	// Malformed is a credentialStatus that cannot be read: an entry
+	// without a string type, or of a supported type with a member missing
+	// or of the wrong kind. Not Unknown: status_unknown accept is for a
+	// list that cannot be had, and a signed entry respelled (as "@type",
+	// or its list as {"id": …}, which an RDF proof allows) must not pass
+	// for one.
+	Malformed = "malformed"
 )
 
 // Entry types.
@@ -118,6 +125,10 @@ type entry struct {
 // ErrEntry means a credentialStatus we cannot read.
 var ErrEntry = errors.New("unreadable credentialStatus")
 
+// ErrUnsupportedEntry means a credentialStatus entry of a type (a string)
+// this checker does not know: its status is unknown.
+var ErrUnsupportedEntry = errors.New("unsupported credentialStatus")
+
 // parseEntries reads credentialStatus (an object or an array of them).
 func parseEntries(v any) ([]entry, error) {
 	var objs []map[string]any
@@ -141,9 +152,13 @@ func parseEntries(v any) ([]entry, error) {
 	out := make([]entry, 0, len(objs))
 	for _, m := range objs {
 		e := entry{size: 1}
-		e.typ, _ = m["type"].(string)
+		typ, isString := m["type"].(string)
+		if !isString {
+			return nil, fmt.Errorf("%w: an entry without a string type", ErrEntry)
+		}
+		e.typ = typ
 		if e.typ != StatusList2021Entry && e.typ != BitstringStatusListEntry {
-			return nil, fmt.Errorf("%w: type %.60q is not supported", ErrEntry, e.typ)
+			return nil, fmt.Errorf("%w: type %.60q is not supported", ErrUnsupportedEntry, e.typ)
 		}
 		e.purpose, _ = m["statusPurpose"].(string)
 		e.listURL, _ = m["statusListCredential"].(string)

@@ -96,8 +96,12 @@ func TestCheck(t *testing.T) {
 		{"forged list", entry(StatusList2021Entry, "/forged", "1", "revocation"), Unknown, "does not verify"},
 		{"decompression bomb", entry(StatusList2021Entry, "/bomb", "1", "revocation"), Unknown, "longer than"},
 		{"index beyond", entry(StatusList2021Entry, "/2021", "200000", "revocation"), Unknown, "beyond"},
-		{"negative index", entry(StatusList2021Entry, "/2021", "-1", "revocation"), Unknown, "statusListIndex"},
+		{"negative index", entry(StatusList2021Entry, "/2021", "-1", "revocation"), Malformed, "statusListIndex"},
 		{"unknown type", map[string]any{"type": "RevocationList2020Status"}, Unknown, "not supported"},
+		// An RDF proof lets a holder respell a signed entry; unreadable is
+		// malformed, never unknown (which status_unknown accept may pass).
+		{"type as @type", map[string]any{"@type": StatusList2021Entry, "statusPurpose": "revocation", "statusListIndex": "1", "statusListCredential": srv.URL + "/2021"}, Malformed, "without a string type"},
+		{"list as an object", map[string]any{"type": StatusList2021Entry, "statusPurpose": "revocation", "statusListIndex": "1", "statusListCredential": map[string]any{"id": srv.URL + "/2021"}}, Malformed, "required"},
 		{"http URL", map[string]any{"type": StatusList2021Entry, "statusPurpose": "revocation", "statusListIndex": "1", "statusListCredential": "http://example.com/list"}, Unknown, "https"},
 		{"multi-bit", map[string]any{"type": BitstringStatusListEntry, "statusPurpose": "message", "statusListIndex": "1", "statusSize": "2", "statusListCredential": srv.URL + "/bitstring"}, Unknown, "more than one bit"},
 	}

@@ -170,6 +170,10 @@ func (v *Verifier) checkStatus(ctx context.Context, cv *verify.Credential, sc *s
 	case status.Revoked:
 		cv.Status = verify.Revoked
 		cv.Reason = verify.ReasonRevoked
+	case status.Malformed:
+		// Refused whatever status_unknown says (status.Malformed).
+		cv.Status = verify.Unknown
+		cv.Reason = verify.ReasonMalformed
 	default:
 		cv.Status = verify.Unknown
 		if !v.o.acceptUnknown() {
