@@ -56,6 +56,24 @@ type peMapping struct {
 // checkSubmission checks a DIF presentation (a verifiable presentation with an
 // embedded presentation_submission, as Credo and ACA-Py send for ldp_vp)
 // against our definitions@v1.0 request.
+// asSigned rewrites a JSON-LD presentation's numbers as the proofs sign
+// them: the verifier decodes them as IEEE doubles (so do JCS and the RDF
+// canonicalization), and a filter reading the exact text would see
+// digits no proof covers ("creditScore": 700.00000000000001 is the
+// signed 700, yet above 700). What cannot be decoded is left as it is
+// (the verifier refuses it).
+func asSigned(raw []byte) []byte {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return raw
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
 func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string {
 	var req struct {
 		PresentationDefinition peDefinition `json:"presentation_definition"`
@@ -79,7 +97,7 @@ func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string 
 		}
 		vp, isJWT = payload, true
 	} else {
-		vpAny, err := jsonschema.UnmarshalJSON(bytes.NewReader(presRaw))
+		vpAny, err := jsonschema.UnmarshalJSON(bytes.NewReader(asSigned(presRaw)))
 		m, ok := vpAny.(map[string]any)
 		if err != nil || !ok {
 			return []string{"the presentation is not a JSON object"}

@@ -36,3 +36,32 @@ func TestFieldFilterDateBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestSubmissionReadsNumbersAsSigned: a presentation's numbers are read as
+// the proofs sign them, IEEE doubles, so that digits no proof covers
+// cannot meet a filter: "creditScore": 700.00000000000001 is the signed
+// 700 (its JCS and RDF forms are 700's) and does not exceed 700. The
+// filters used to read the exact text.
+func TestSubmissionReadsNumbersAsSigned(t *testing.T) {
+	req := []byte(`{"presentation_definition":{"id":"def-1","input_descriptors":[{"id":"score","constraints":{"fields":[{"path":["$.credentialSubject.creditScore"],"filter":{"type":"number","exclusiveMinimum":700}}]}}]}}`)
+	vp := func(score string) []byte {
+		return []byte(`{"@context":["https://www.w3.org/2018/credentials/v1"],"type":["VerifiablePresentation"],
+			"presentation_submission":{"id":"s","definition_id":"def-1","descriptor_map":[{"id":"score","format":"ldp_vc","path":"$.verifiableCredential[0]"}]},
+			"verifiableCredential":[{"type":["VerifiableCredential"],"credentialSubject":{"creditScore":` + score + `}}],
+			"proof":{"challenge":"c-1"}}`)
+	}
+	for _, tt := range []struct {
+		score string
+		meets bool
+	}{
+		{"700", false},
+		{"700.00000000000001", false}, // the double 700
+		{"700.0000000001", true},
+		{"701", true},
+	} {
+		problems := checkSubmission(req, vp(tt.score), "c-1", "")
+		if meets := !strings.Contains(strings.Join(problems, "; "), "does not match the filter"); meets != tt.meets {
+			t.Errorf("creditScore %s: problems %v, want the filter met: %v", tt.score, problems, tt.meets)
+		}
+	}
+}
