@@ -138,6 +138,11 @@ func (s *Service) Create(ctx context.Context, org backend.Org, req backend.OOBRe
 	if org.ID == "" {
 		return backend.OOBResult{}, errors.New("proofs: no org")
 	}
+	if req.RequestType == backend.RequestPresentationExchange {
+		if u := unenforced(req.PresentationDefinition); u != nil {
+			return backend.OOBResult{}, u
+		}
+	}
 	var (
 		recordID uuid.UUID
 		priv     ed25519.PrivateKey

@@ -1,0 +1,58 @@
+package proofs
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/proofgate/proofgate/internal/backend"
+)
+
+// unenforced names the first constraint of a presentation definition that
+// the local verifier would accept at create time but not enforce on the
+// answer, so that the create is refused (400 naming it) rather than a
+// presentation passed that the definition says must fail:
+// constraints.is_holder and same_subject with directive "required", and
+// subject_is_issuer and limit_disclosure "required". ("preferred" asks
+// nothing that must fail, and is accepted.) Holder binding, which
+// holder_binding applies to every credential whose subject is a DID, is
+// the local verifier's answer to is_holder.
+func unenforced(def json.RawMessage) *backend.UnsupportedError {
+	var d struct {
+		InputDescriptors []struct {
+			Constraints struct {
+				IsHolder        []struct{ Directive string } `json:"is_holder"`
+				SameSubject     []struct{ Directive string } `json:"same_subject"`
+				SubjectIsIssuer string                       `json:"subject_is_issuer"`
+				LimitDisclosure string                       `json:"limit_disclosure"`
+			} `json:"constraints"`
+		} `json:"input_descriptors"`
+	}
+	if json.Unmarshal(def, &d) != nil {
+		return nil // validated at create time; nothing to add here
+	}
+	for i, in := range d.InputDescriptors {
+		at := fmt.Sprintf("presentationDefinition.input_descriptors[%d].constraints.", i)
+		c := in.Constraints
+		for j, h := range c.IsHolder {
+			if h.Directive == "required" {
+				return &backend.UnsupportedError{Field: fmt.Sprintf("%sis_holder[%d].directive", at, j),
+					Message: `"required" is not enforced by the local verifier: its holder binding (holder_binding) already requires the signer of the presentation to be every DID subject; use "preferred" or leave is_holder out`}
+			}
+		}
+		for j, s := range c.SameSubject {
+			if s.Directive == "required" {
+				return &backend.UnsupportedError{Field: fmt.Sprintf("%ssame_subject[%d].directive", at, j),
+					Message: `"required" is not enforced by the local verifier; use "preferred" or leave same_subject out`}
+			}
+		}
+		if c.SubjectIsIssuer == "required" {
+			return &backend.UnsupportedError{Field: at + "subject_is_issuer",
+				Message: `"required" is not enforced by the local verifier (self-issued credentials); use "preferred" or leave it out`}
+		}
+		if c.LimitDisclosure == "required" {
+			return &backend.UnsupportedError{Field: at + "limit_disclosure",
+				Message: `"required" is not enforced by the local verifier (no selective-disclosure proofs); use "preferred" or leave it out`}
+		}
+	}
+	return nil
+}
