@@ -1,10 +1,15 @@
 package w3c
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -130,3 +135,34 @@ func deepCopy(t *testing.T, m map[string]any) map[string]any {
 }
 
 func jwtDate(t time.Time) *jwt.NumericDate { return jwt.NewNumericDate(t) }
+
+// revokedCredential is a credential of issuer to holder whose status entry
+// (StatusList2021, index 5) points at a list, served over TLS by srv,
+// that revokes it. The server closes with the test.
+func revokedCredential(t *testing.T, issuer, holder party) (cred map[string]any, srv *httptest.Server) {
+	t.Helper()
+	bits := make([]byte, 16384)
+	bits[0] = 0x80 >> 5 // index 5
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = zw.Write(bits)
+	_ = zw.Close()
+	var listRaw []byte
+	srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(listRaw) }))
+	t.Cleanup(srv.Close)
+	list := issuer.sign(t, map[string]any{
+		"@context":     []any{"https://www.w3.org/2018/credentials/v1", "https://w3id.org/vc/status-list/2021/v1"},
+		"id":           srv.URL + "/lists/1",
+		"type":         []any{"VerifiableCredential", "StatusList2021Credential"},
+		"issuer":       issuer.did,
+		"issuanceDate": "2024-01-01T00:00:00Z",
+		"credentialSubject": map[string]any{"id": srv.URL + "/lists/1#list", "type": "StatusList2021",
+			"statusPurpose": "revocation", "encodedList": base64.RawURLEncoding.EncodeToString(gz.Bytes())},
+	}, ldp.SignOptions{Purpose: did.AssertionMethod})
+	listRaw, _ = json.Marshal(list)
+	c := acapyCredential(issuer.did, holder.did)
+	c["@context"] = append(c["@context"].([]any), "https://w3id.org/vc/status-list/2021/v1")
+	c["credentialStatus"] = map[string]any{"id": srv.URL + "/lists/1#5", "type": "StatusList2021Entry",
+		"statusPurpose": "revocation", "statusListIndex": "5", "statusListCredential": srv.URL + "/lists/1"}
+	return issuer.sign(t, c, ldp.SignOptions{Purpose: did.AssertionMethod}), srv
+}

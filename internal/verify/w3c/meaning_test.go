@@ -1,13 +1,8 @@
 package w3c
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
-	"encoding/base64"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/proofgate/proofgate/internal/did"
@@ -23,32 +18,7 @@ import (
 // should be when not respelled.
 func TestRespelledCredentialMembers(t *testing.T) {
 	issuer, holder, thief := newParty(t), newParty(t), newParty(t)
-	// A status list revoking index 5, served over TLS.
-	bits := make([]byte, 16384)
-	bits[0] = 0x80 >> 5
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	_, _ = zw.Write(bits)
-	_ = zw.Close()
-	var listRaw []byte
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(listRaw) }))
-	defer srv.Close()
-	list := issuer.sign(t, map[string]any{
-		"@context":     []any{"https://www.w3.org/2018/credentials/v1", "https://w3id.org/vc/status-list/2021/v1"},
-		"id":           srv.URL + "/lists/1",
-		"type":         []any{"VerifiableCredential", "StatusList2021Credential"},
-		"issuer":       issuer.did,
-		"issuanceDate": "2024-01-01T00:00:00Z",
-		"credentialSubject": map[string]any{"id": srv.URL + "/lists/1#list", "type": "StatusList2021",
-			"statusPurpose": "revocation", "encodedList": base64.RawURLEncoding.EncodeToString(gz.Bytes())},
-	}, ldp.SignOptions{Purpose: did.AssertionMethod})
-	listRaw, _ = json.Marshal(list)
-
-	revoked := acapyCredential(issuer.did, holder.did)
-	revoked["@context"] = append(revoked["@context"].([]any), "https://w3id.org/vc/status-list/2021/v1")
-	revoked["credentialStatus"] = map[string]any{"id": srv.URL + "/lists/1#5", "type": "StatusList2021Entry",
-		"statusPurpose": "revocation", "statusListIndex": "5", "statusListCredential": srv.URL + "/lists/1"}
-	revokedCred := issuer.sign(t, revoked, ldp.SignOptions{Purpose: did.AssertionMethod})
+	revokedCred, srv := revokedCredential(t, issuer, holder)
 	expired := acapyCredential(issuer.did, holder.did)
 	expired["expirationDate"] = "2025-01-01T00:00:00Z" // the verifier's clock: 2025-06-01
 	expiredCred := issuer.sign(t, expired, ldp.SignOptions{Purpose: did.AssertionMethod})

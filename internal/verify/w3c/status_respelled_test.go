@@ -1,13 +1,8 @@
 package w3c
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
-	"encoding/base64"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/proofgate/proofgate/internal/did"
@@ -22,30 +17,7 @@ import (
 // which that setting lets through.
 func TestRespelledStatusEntry(t *testing.T) {
 	issuer, holder := newParty(t), newParty(t)
-	bits := make([]byte, 16384)
-	bits[0] = 0x80 >> 5 // index 5 revoked
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	_, _ = zw.Write(bits)
-	_ = zw.Close()
-	var listRaw []byte
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(listRaw) }))
-	defer srv.Close()
-	list := issuer.sign(t, map[string]any{
-		"@context": []any{"https://www.w3.org/2018/credentials/v1", "https://w3id.org/vc/status-list/2021/v1"},
-		"id":       srv.URL + "/lists/1", "type": []any{"VerifiableCredential", "StatusList2021Credential"},
-		"issuer": issuer.did, "issuanceDate": "2024-01-01T00:00:00Z",
-		"credentialSubject": map[string]any{"id": srv.URL + "/lists/1#list", "type": "StatusList2021",
-			"statusPurpose": "revocation", "encodedList": base64.RawURLEncoding.EncodeToString(buf.Bytes())},
-	}, ldp.SignOptions{Purpose: did.AssertionMethod})
-	listRaw, _ = json.Marshal(list)
-	c := acapyCredential(issuer.did, holder.did)
-	c["@context"] = append(c["@context"].([]any), "https://w3id.org/vc/status-list/2021/v1")
-	c["credentialStatus"] = map[string]any{
-		"id": srv.URL + "/lists/1#5", "type": "StatusList2021Entry", "statusPurpose": "revocation",
-		"statusListIndex": "5", "statusListCredential": srv.URL + "/lists/1",
-	}
-	cred := issuer.sign(t, c, ldp.SignOptions{Purpose: did.AssertionMethod})
+	cred, srv := revokedCredential(t, issuer, holder)
 	v := newTestVerifier(t, Options{StatusUnknown: "accept"}, Env{HTTPClient: srv.Client()})
 	for _, tt := range []struct {
 		name    string
