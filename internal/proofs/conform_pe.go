@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -316,6 +317,31 @@ func decodeJWTCredential(token string) decodedJWT {
 	return decodedJWT{cred: merged}
 }
 
+// signsMeaning reports whether cred is a JSON-LD credential whose proofs
+// sign its canonical RDF (every Data Integrity suite but the JCS ones,
+// and the older signature suites), in which its arrays are sets: their
+// order is the holder's to choose. A JWT credential's claims (no proof
+// member) and a JCS-signed one have their order signed.
+func signsMeaning(cred map[string]any) bool {
+	var proofs []any
+	switch p := cred["proof"].(type) {
+	case map[string]any:
+		proofs = []any{p}
+	case []any:
+		proofs = p
+	default:
+		return false
+	}
+	for _, p := range proofs {
+		m, _ := p.(map[string]any)
+		suite, _ := m["cryptosuite"].(string)
+		if !strings.Contains(suite, "jcs") {
+			return true
+		}
+	}
+	return false
+}
+
 // fieldProblems checks the required constraints.fields of d against cred:
 // one of each field's paths must select a value, and when the field has a
 // filter, some selected value must satisfy it. The paths are the
@@ -326,6 +352,7 @@ func fieldProblems(d *peDescriptor, cred map[string]any, budget *jsonpath.Budget
 		return nil
 	}
 	var problems []string
+	unordered := signsMeaning(cred)
 	for _, f := range d.Constraints.Fields {
 		if f.Optional || len(f.Path) == 0 {
 			continue
@@ -338,12 +365,16 @@ func fieldProblems(d *peDescriptor, cred map[string]any, budget *jsonpath.Budget
 				continue
 			}
 		}
-		found, matched := false, false
+		found, matched, positional := false, false, ""
 		var limit error
 		for _, p := range f.Path {
 			path, err := jsonpath.Compile(p)
 			if err != nil {
 				continue // a record from before the cost bound
+			}
+			if unordered && path.ReadsPosition() {
+				positional = p // the order it reads is the holder's
+				continue
 			}
 			vals, err := path.Get(cred, budget)
 			if err != nil {
@@ -363,6 +394,8 @@ func fieldProblems(d *peDescriptor, cred map[string]any, budget *jsonpath.Budget
 		switch {
 		case limit != nil && !matched:
 			problems = append(problems, fmt.Sprintf("input descriptor %q: evaluating %s exceeded the verifier's work limit (%v)", d.ID, f.Path[0], limit))
+		case !found && positional != "":
+			problems = append(problems, fmt.Sprintf("input descriptor %q: %s reads a position in an array, whose order the credential's proof does not sign (a JSON-LD array is a set); select by value, e.g. with a filter", d.ID, truncate(positional, 80)))
 		case !found:
 			problems = append(problems, fmt.Sprintf("input descriptor %q: the credential has no %s", d.ID, f.Path[0]))
 		case !matched:

@@ -65,3 +65,48 @@ func TestSubmissionReadsNumbersAsSigned(t *testing.T) {
 		}
 	}
 }
+
+// TestPositionalPathsUnderRDFProofs: a field path that reads a position in
+// an array ([0], a slice) is not used on a credential whose proof signs
+// its canonical RDF, where arrays are sets and the holder chooses their
+// order: the field is unmet, saying why (another of its paths may still
+// answer it). On a JCS-signed credential, or a JWT's claims, the order is
+// signed and the path reads it.
+func TestPositionalPathsUnderRDFProofs(t *testing.T) {
+	subject := map[string]any{"nationality": []any{"FR", "DE"}}
+	cred := func(proof any) map[string]any {
+		c := map[string]any{"credentialSubject": subject}
+		if proof != nil {
+			c["proof"] = proof
+		}
+		return c
+	}
+	descriptor := func(paths string) *peDescriptor {
+		var d peDescriptor
+		if err := json.Unmarshal([]byte(`{"id":"n","constraints":{"fields":[{"path":`+paths+`,"filter":{"const":"FR"}}]}}`), &d); err != nil {
+			t.Fatal(err)
+		}
+		return &d
+	}
+	rdf := map[string]any{"type": "Ed25519Signature2018"}
+	for _, tt := range []struct {
+		name  string
+		cred  map[string]any
+		paths string
+		want  string // problem substring, "" for none
+	}{
+		{"RDF proof, index", cred(rdf), `["$.credentialSubject.nationality[0]"]`, "reads a position in an array"},
+		{"RDF proof, slice", cred(rdf), `["$.credentialSubject.nationality[0:1]"]`, "reads a position in an array"},
+		{"RDF Data Integrity proof, index", cred(map[string]any{"type": "DataIntegrityProof", "cryptosuite": "eddsa-rdfc-2022"}), `["$.credentialSubject.nationality[0]"]`, "reads a position in an array"},
+		{"RDF proof, by value", cred(rdf), `["$.credentialSubject.nationality[*]"]`, ""},
+		{"RDF proof, another path answers", cred(rdf), `["$.credentialSubject.nationality[0]","$.credentialSubject.nationality[*]"]`, ""},
+		{"JCS proof, index", cred(map[string]any{"type": "DataIntegrityProof", "cryptosuite": "eddsa-jcs-2022"}), `["$.credentialSubject.nationality[0]"]`, ""},
+		{"JWT claims, index", cred(nil), `["$.credentialSubject.nationality[0]"]`, ""},
+	} {
+		budget := jsonpath.NewBudget(10000, 1000, time.Now().Add(time.Minute))
+		got := strings.Join(fieldProblems(descriptor(tt.paths), tt.cred, budget), "; ")
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("%s: problems %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
