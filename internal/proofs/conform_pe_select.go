@@ -1,0 +1,142 @@
+package proofs
+
+import (
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/proofgate/proofgate/internal/jsonpath"
+)
+
+// Which credential a descriptor_map entry names.
+
+func mapped(m []peMapping, id string) bool {
+	for _, e := range m {
+		if e.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// selection is what selectCredential needs of the whole presentation.
+type selection struct {
+	// creds are the presentation's verifiableCredential entries: the
+	// credentials a verifier checks, so the only ones an entry may name.
+	creds []any
+	// jwts are the JWT credentials decoded so far.
+	jwts map[string]decodedJWT
+}
+
+// listedCredentials are the entries of a presentation's
+// verifiableCredential (in the vp claim of a JWT presentation): one value
+// or an array.
+func listedCredentials(vp map[string]any, isJWT bool) []any {
+	holder := vp
+	if inner, ok := vp["vp"].(map[string]any); isJWT && ok {
+		holder = inner
+	}
+	switch c := holder["verifiableCredential"].(type) {
+	case nil:
+		return nil
+	case []any:
+		return c
+	default:
+		return []any{c}
+	}
+}
+
+// listed reports whether v is one of creds: the very object (not an equal
+// copy elsewhere in the presentation), or a JWT equal to a listed one.
+func listed(v any, creds []any) bool {
+	for _, c := range creds {
+		switch x := v.(type) {
+		case map[string]any:
+			if m, ok := c.(map[string]any); ok && reflect.ValueOf(m).UnsafePointer() == reflect.ValueOf(x).UnsafePointer() {
+				return true
+			}
+		case string:
+			if s, ok := c.(string); ok && s == x {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// decodedJWT is a JWT credential as selectCredential reads it: its
+// claims, with the vc claim's members beside them, or why it cannot be
+// read (a text that follows "selects a string that").
+type decodedJWT struct {
+	cred    map[string]any
+	problem string
+}
+
+// selectCredential follows a descriptor_map entry (and its path_nested)
+// to the credential it names. Its paths are the prover's and must be
+// plain (jsonpath.ParsePlain): one step per segment, one value. What it
+// names must be one of the presentation's verifiableCredential entries:
+// a verifier checks those, and a credential elsewhere (under a key the
+// prover's context maps anywhere, or in a JCS-signed document) would
+// answer the request unchecked. JWT credentials are decoded once each.
+func selectCredential(root any, m peMapping, where string, depth int, sel *selection) (map[string]any, string) {
+	if depth > maxNesting {
+		return nil, "path_nested is nested too deep"
+	}
+	p, err := jsonpath.ParsePlain(m.Path)
+	if err != nil {
+		return nil, fmt.Sprintf("%s.path %q is not a plain JSONPath ($ followed by .name, ['name'] or [index] steps, at most %d characters): %v",
+			where, truncate(m.Path, 80), jsonpath.MaxPlainLength, err)
+	}
+	// A plain path selects at most one value in len(path) steps.
+	vals, err := p.Get(root, jsonpath.NewBudget(jsonpath.MaxPlainLength+1, 1, time.Time{}))
+	if err != nil {
+		return nil, fmt.Sprintf("%s.path %q: %v", where, m.Path, err)
+	}
+	if len(vals) == 0 {
+		return nil, fmt.Sprintf("path %q selects nothing in the presentation", m.Path)
+	}
+	if m.PathNested != nil {
+		return selectCredential(vals[0], *m.PathNested, where+".path_nested", depth+1, sel)
+	}
+	if !listed(vals[0], sel.creds) {
+		return nil, fmt.Sprintf("path %q selects a value that is not one of the presentation's verifiableCredential entries", m.Path)
+	}
+	switch c := vals[0].(type) {
+	case map[string]any:
+		return c, ""
+	case string:
+		d, ok := sel.jwts[c]
+		if !ok {
+			d = decodeJWTCredential(c)
+			sel.jwts[c] = d
+		}
+		if d.problem != "" {
+			return nil, fmt.Sprintf("path %q selects a string that %s", m.Path, d.problem)
+		}
+		return d.cred, ""
+	default:
+		return nil, fmt.Sprintf("path %q does not select a credential (an object or a JWT)", m.Path)
+	}
+}
+
+// decodeJWTCredential reads a jwt_vc: its payload (vc claim inside) is
+// what fields are read from; the verifier checks its signature.
+func decodeJWTCredential(token string) decodedJWT {
+	payload, problem := jwtPayload(token)
+	if problem != "" {
+		return decodedJWT{problem: problem}
+	}
+	vc, ok := payload["vc"].(map[string]any)
+	if !ok {
+		return decodedJWT{cred: payload}
+	}
+	merged := make(map[string]any, len(vc)+len(payload))
+	for k, v := range vc {
+		merged[k] = v
+	}
+	for k, v := range payload {
+		merged[k] = v // $.vc.… paths work too
+	}
+	return decodedJWT{cred: merged}
+}
