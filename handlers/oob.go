@@ -91,28 +91,23 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 	g.idempotent(w, r, principal, orgID, body, func(w http.ResponseWriter) { g.create(ctx, w, r, c) })
 }
 
-// CreateDeadline bounds one create, every recipient's proof request
-// included (createDeadline; tests shorten it). The messages a create stages (its mails, its webhooks) are
-// held until it commits, and delivered anyway once outbox.DefaultHold
-// ends (the release lost with a process): a create still running then
-// could no longer withdraw them, and recipients would be sent invitations
-// for records it then discards. So it ends a minute before the hold.
+// CreateDeadline bounds a create to several recipients, every recipient's
+// proof request included. The messages a create stages (its mails, its
+// webhooks) are held until it commits, and delivered anyway once
+// outbox.DefaultHold ends (the release lost with a process): a create
+// still running then could no longer withdraw them, and recipients would
+// be sent invitations for records it then discards. So it ends a minute
+// before the hold. One proof request alone is bounded by its backend's
+// timeouts (an agent's two calls, 15 s each by default), well within it.
 const CreateDeadline = outbox.DefaultHold - time.Minute
 
+// createDeadline is CreateDeadline; tests shorten it.
 var createDeadline = CreateDeadline
 
 // create makes the proof request(s) of one HTTP request and answers it;
 // ctx is the request's, collecting the changes for its log line.
 func (g *Gateway) create(ctx context.Context, w http.ResponseWriter, r *http.Request, c *creation) {
 	req := c.req
-	if len(req.Emails) > 0 {
-		// One proof request alone is bounded by its backend's timeouts
-		// (an agent's two calls, 15 s each by default), well within the
-		// deadline, and costs no timer.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, createDeadline)
-		defer cancel()
-	}
 	if len(req.Emails) == 0 {
 		if err := c.one(ctx, ""); err != nil {
 			c.undo(r)
@@ -132,6 +127,8 @@ func (g *Gateway) create(ctx context.Context, w http.ResponseWriter, r *http.Req
 		return
 	}
 
+	ctx, cancel := context.WithTimeout(ctx, createDeadline)
+	defer cancel()
 	recipients := make([]recipient, 0, len(req.Emails))
 	for i, to := range req.Emails {
 		err := ctx.Err()
