@@ -53,19 +53,69 @@ func TestAgentCallObserverCached(t *testing.T) {
 	if got := count("4xx"); got != 1 {
 		t.Errorf("4xx calls counted %d times, want 1", got)
 	}
-	agentCallObservers.Lock()
+	if n := cachedObservers(agent); n != 2 {
+		t.Errorf("%d cached observers for the agent, want 2 (one per outcome)", n)
+	}
+	ForgetAgent(agent) // leave the other tests' series alone
+}
+
+func cachedObservers(agent string) int {
+	agentCallObservers.RLock()
+	defer agentCallObservers.RUnlock()
 	n := 0
 	for k := range agentCallObservers.m {
 		if strings.HasPrefix(k, agent+"\x00") {
 			n++
-			delete(agentCallObservers.m, k) // leave the other tests' series alone
 		}
 	}
-	agentCallObservers.Unlock()
-	agentCalls.DeletePartialMatch(prometheus.Labels{"agent": agent})
-	if n != 2 {
-		t.Errorf("%d cached observers for the agent, want 2 (one per outcome)", n)
+	return n
+}
+
+// agentSeries counts the agent_call_duration_seconds series of agent.
+func agentSeries(t *testing.T, agent string) int {
+	t.Helper()
+	ch := make(chan prometheus.Metric, 64)
+	go func() { agentCalls.Collect(ch); close(ch) }()
+	n := 0
+	for m := range ch {
+		var d dto.Metric
+		if err := m.Write(&d); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range d.GetLabel() {
+			if l.GetName() == "agent" && l.GetValue() == agent {
+				n++
+			}
+		}
 	}
+	return n
+}
+
+// An agent a reload removed leaves no series behind, and one that comes
+// back is counted again (its cached observers went with its series).
+func TestForgetAgent(t *testing.T) {
+	const gone, kept = "credo http://gone.test", "credo http://kept.test"
+	for _, a := range []string{gone, kept} {
+		ObserveAgentCall(a, "GET", "/proofs/3fa85f64-5717-4562-b3fc-2c963f66afa6", 200, time.Millisecond)
+		ObserveAgentCall(a, "POST", "/proofs/create-request-oob", 0, time.Millisecond)
+	}
+	ForgetAgent(gone)
+	if n := agentSeries(t, gone); n != 0 {
+		t.Errorf("%d series of a forgotten agent, want none", n)
+	}
+	if n := cachedObservers(gone); n != 0 {
+		t.Errorf("%d cached observers of a forgotten agent, want none", n)
+	}
+	if n := agentSeries(t, kept); n != 2 {
+		t.Errorf("%d series of the other agent, want 2", n)
+	}
+	ObserveAgentCall(gone, "GET", "/proofs/3fa85f64-5717-4562-b3fc-2c963f66afa6", 200, time.Millisecond)
+	if n := agentSeries(t, gone); n != 1 {
+		t.Errorf("%d series once the agent is called again, want 1", n)
+	}
+	ForgetAgent(gone)
+	ForgetAgent(kept)
+	ForgetAgent("never seen") // harmless
 }
 
 func TestBoundedLabels(t *testing.T) {

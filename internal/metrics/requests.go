@@ -204,11 +204,32 @@ func agentCallObserver(agent, method, path, outcome string) prometheus.Observer 
 	if ok {
 		return o
 	}
-	o = agentCalls.WithLabelValues(agent, method+" "+CallPath(path), outcome)
+	// Made under the lock, so that ForgetAgent cannot run between the
+	// series' creation and its caching and leave either behind.
 	agentCallObservers.Lock()
+	defer agentCallObservers.Unlock()
+	if o, ok := agentCallObservers.m[string(key)]; ok {
+		return o
+	}
+	o = agentCalls.WithLabelValues(agent, method+" "+CallPath(path), outcome)
 	agentCallObservers.m[string(key)] = o
-	agentCallObservers.Unlock()
 	return o
+}
+
+// ForgetAgent removes every agent_call_duration_seconds series of agent,
+// and the cached observers that would feed them: the agent is no longer
+// configured (a reload removed it). Should it come back, its series start
+// anew.
+func ForgetAgent(agent string) {
+	agentCallObservers.Lock()
+	defer agentCallObservers.Unlock()
+	prefix := agent + "\x00"
+	for k := range agentCallObservers.m {
+		if strings.HasPrefix(k, prefix) {
+			delete(agentCallObservers.m, k)
+		}
+	}
+	agentCalls.DeletePartialMatch(prometheus.Labels{"agent": agent})
 }
 
 // CallPath replaces the segments of an agent path that name things (ids,

@@ -65,6 +65,9 @@ type Config struct {
 	base *url.URL
 	// owners is what Connect opened, closed by Cleanup.
 	owners *Ownership
+	// agent is the AgentID Connect noted in agentsInUse, released by
+	// Cleanup.
+	agent string
 }
 
 // Provision resolves placeholders and builds the transport. secrets are
@@ -127,8 +130,14 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// Cleanup closes the transport's idle connections.
+// Cleanup closes the transport's idle connections and the ownership
+// store, and removes the agent's metric series if no loaded config calls
+// it any more.
 func (c *Config) Cleanup() error {
+	if c.agent != "" {
+		releaseAgent(c.agent)
+		c.agent = ""
+	}
 	if c.owners != nil {
 		c.owners.Close()
 		c.owners = nil
@@ -322,6 +331,10 @@ type Parts struct {
 func (c *Config) Connect(ctx caddy.Context, kind string, fetch FetchFunc, storage certmagic.Storage) Parts {
 	client := NewClient(c.Base(), c.Transport, c.TimeoutOrDefault(), c.MaxResponseSize, ctx.Logger())
 	client.agent = AgentID(kind, c.Base())
+	if c.agent == "" {
+		c.agent = client.agent
+		useAgent(c.agent)
+	}
 	c.owners = NewOwnership(storage, client.agent, time.Duration(c.OwnerRetention), ctx.Logger())
 	return Parts{
 		Client: client,
