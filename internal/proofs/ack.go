@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/keyseal"
 	"github.com/proofgate/proofgate/internal/metrics"
 	"github.com/proofgate/proofgate/internal/netguard"
 	"github.com/proofgate/proofgate/internal/outbox"
@@ -119,6 +120,9 @@ func (a *Agent) deliverAck(ctx context.Context, e outbox.Entry) error {
 	if errors.Is(err, backend.ErrNotFound) {
 		return outbox.Permanent(&outbox.Failure{Public: "record-gone", Err: err})
 	}
+	if errors.Is(err, keyseal.ErrUnknownKey) {
+		return notMine(err)
+	}
 	if err != nil {
 		return &outbox.Failure{Public: "storage", Err: err}
 	}
@@ -126,13 +130,21 @@ func (a *Agent) deliverAck(ctx context.Context, e outbox.Entry) error {
 		// Written before the record: the accept is in flight, or died.
 		return &outbox.Failure{Public: "record-not-done", Err: errNotDone}
 	}
+	// The verifier key is opened before anything is sent: one this
+	// backend cannot open is another's.
+	rk, err := a.svc.RecipientKey(ctx, doc.Key.Verkey)
+	if errors.Is(err, keyseal.ErrUnknownKey) {
+		return notMine(err)
+	}
 	client := a.client
 	if m.Guarded {
 		client = a.guarded
 	}
-	svc, err := a.proverService(ctx, doc)
-	if err == nil {
-		err = a.sendToProverWith(ctx, client, doc, svc, doc.Ack)
+	var svc *ServiceDecorator
+	if err != nil {
+		err = fmt.Errorf("verifier key: %w", err)
+	} else if svc, err = a.proverService(ctx, doc); err == nil {
+		err = a.send(ctx, client, doc.Ack, svc, rk.Key)
 	}
 	a.logDelivery(doc, err)
 	if err == nil {
@@ -146,6 +158,14 @@ func (a *Agent) deliverAck(ctx context.Context, e outbox.Entry) error {
 		f.Permanent = true
 	}
 	return f
+}
+
+// notMine is deliverAck's answer for an ack whose record or verifier key
+// this backend cannot open: another local backend on this storage, with
+// another key_encryption_key, made it. The deliverer is shared, and that
+// backend's registration can open the key and send the ack.
+func notMine(err error) error {
+	return &outbox.Failure{Public: "record-key-unknown", Err: fmt.Errorf("%w: %w", outbox.ErrNotMine, err)}
 }
 
 // ackResult notes an ack's delivery outcome on its record's metadata.
@@ -178,7 +198,10 @@ func (a *Agent) ackResult(e outbox.Entry, s outbox.Status) {
 		d.Record.Metadata[MetadataAck] = o
 		return nil
 	})
-	if err != nil && !errors.Is(err, backend.ErrNotFound) {
+	// Every local backend sharing the deliverer hears every outcome; one
+	// that cannot open the record's key (another key_encryption_key) is
+	// not the record's, and its owner notes the outcome.
+	if err != nil && !errors.Is(err, backend.ErrNotFound) && !errors.Is(err, keyseal.ErrUnknownKey) {
 		a.logger.Warn("noting an ack's outcome on its record", zap.String("proof_record_id", m.RecordID), zap.Error(err))
 	}
 }

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/caddyserver/certmagic"
+	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/outbox"
@@ -24,12 +26,18 @@ func fastAcks(t *testing.T, storage certmagic.Storage) *outbox.Deliverer {
 	return d
 }
 
-// presented makes a record in presentation-received, answered by w.
+// presented makes a record of testOrg in presentation-received, answered
+// by w.
 func presented(t *testing.T, a *Agent, w *wallet.T) string {
+	t.Helper()
+	return presentedFor(t, a, w, testOrg)
+}
+
+func presentedFor(t *testing.T, a *Agent, w *wallet.T, org backend.Org) string {
 	t.Helper()
 	req := indyRequest()
 	req.AutoAcceptProof = AutoAcceptNever
-	res, err := a.Service().Create(context.Background(), testOrg, req)
+	res, err := a.Service().Create(context.Background(), org, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,5 +217,43 @@ func TestSharedAckDelivererKeepsEachBackendsGuard(t *testing.T) {
 	}
 	if ack, _ := rec.Metadata[MetadataAck].(map[string]any); ack["sent"] != true {
 		t.Fatalf("the open backend's ack: %v, want sent", ack)
+	}
+}
+
+// Two local backends on one storage (two sites, each serving its own
+// orgs), each with its own key_encryption_key, share the ack deliverer;
+// the newest registration cannot open the other's record keys, and passes
+// its acks on (outbox.ErrNotMine) instead of failing them. Neither logs
+// the other's outcomes as a failure.
+func TestSharedAckDelivererAcrossKeyEncryptionKeys(t *testing.T) {
+	st := fileStorage(t)
+	acks := fastAcks(t, st)
+	core, logs := observer.New(zap.WarnLevel)
+	older := NewAgent(sealedService(t, st, sealer(t, kek(t))), AgentConfig{AllowPrivateEndpoints: true, Acks: acks, Logger: zap.New(core)})
+	t.Cleanup(older.Close)
+	newer := NewAgent(sealedService(t, st, sealer(t, kek(t))), AgentConfig{AllowPrivateEndpoints: true, Acks: acks, Logger: zap.New(core)})
+	t.Cleanup(newer.Close)
+	acks.Start()
+	w := wallet.NewT(t, wallet.Options{})
+
+	for _, tc := range []struct {
+		name string
+		a    *Agent
+		org  backend.Org
+	}{
+		{"older", older, backend.Org{ID: "0b5c1f3e-6a9d-4e27-8c41-2d7f9a3b5e60"}},
+		{"newer", newer, backend.Org{ID: "9e4a2c7b-3d1f-4b85-a6e0-7c2d9f1b4a38"}},
+	} {
+		id := presentedFor(t, tc.a, w, tc.org)
+		rec, err := tc.a.Accept(context.Background(), tc.org, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ack, _ := rec.Metadata[MetadataAck].(map[string]any); ack["sent"] != true {
+			t.Errorf("the %s backend's ack: %v, want sent", tc.name, ack)
+		}
+	}
+	for _, e := range logs.All() {
+		t.Errorf("logged: %s %v", e.Message, e.ContextMap())
 	}
 }

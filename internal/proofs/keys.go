@@ -274,7 +274,7 @@ func sealSeed(sealer *keyseal.Sealer, seed []byte, verkey string) ([]byte, strin
 func openSeed(sealer *keyseal.Sealer, seed []byte, sealed, verkey string) ([]byte, error) {
 	if sealed != "" {
 		if sealer == nil {
-			return nil, errors.New("the key is encrypted at rest and no key_encryption_key is configured")
+			return nil, fmt.Errorf("%w: the key is encrypted at rest and no key_encryption_key is configured", keyseal.ErrUnknownKey)
 		}
 		plain, err := sealer.Open(sealed, verkey)
 		if err != nil {

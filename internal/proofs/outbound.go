@@ -199,16 +199,11 @@ func (a *Agent) deliver(ctx context.Context, doc *Doc, msg []byte) map[string]an
 
 // sendToProver packs msg with the record's verifier key for svc and posts it.
 func (a *Agent) sendToProver(ctx context.Context, doc *Doc, svc *ServiceDecorator, msg []byte) error {
-	return a.sendToProverWith(ctx, a.client, doc, svc, msg)
-}
-
-// sendToProverWith is sendToProver through client.
-func (a *Agent) sendToProverWith(ctx context.Context, client *http.Client, doc *Doc, svc *ServiceDecorator, msg []byte) error {
 	rk, err := a.svc.RecipientKey(ctx, doc.Key.Verkey)
 	if err != nil {
 		return fmt.Errorf("verifier key: %w", err)
 	}
-	return a.send(ctx, client, msg, svc, rk.Key)
+	return a.send(ctx, a.client, msg, svc, rk.Key)
 }
 
 // countDelivery records a delivery's outcome (from deliver) in the
