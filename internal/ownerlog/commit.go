@@ -11,18 +11,21 @@ import (
 type pending struct {
 	entry  Entry
 	forget bool
+	at     uint32 // a Forget's time (Unix seconds)
 }
 
 // writeBatch stores batch as one document, then puts it into memory.
 func (l *Log) writeBatch(batch []pending) error {
 	var doc document
+	var ts []tombstone
 	for _, p := range batch {
 		if p.forget {
-			doc.Forgotten = append(doc.Forgotten, p.entry.ID)
+			ts = append(ts, tombstone{id: p.entry.ID, at: p.at})
 		} else {
 			doc.Owners = append(doc.Owners, p.entry)
 		}
 	}
+	doc = doc.withTombstones(ts)
 	var err error
 	if l.appender != nil {
 		err = l.appender.write(doc)
@@ -32,7 +35,7 @@ func (l *Log) writeBatch(batch []pending) error {
 	if err != nil {
 		return err
 	}
-	l.idx.add(doc.Owners, doc.Forgotten)
+	l.idx.add(doc.Owners, ts)
 	l.maybeCompact()
 	return nil
 }

@@ -52,13 +52,17 @@ func (l *Log) maybeCompact() {
 // The segments are durable before anything is deleted, so an interruption
 // leaves entries held twice, never lost; an entry forgotten within the
 // merged documents is dropped, its tombstone kept (another document may
-// hold the entry too), and so is an entry past the retention.
+// hold the entry too), and so is an entry past the retention. A tombstone
+// past the retention is dropped: its entry, created before it, has
+// expired wherever it is held. (Tombstones keep their own times through
+// compactions; a segment's name is when it was written.)
 func (l *Log) compact(ctx context.Context) error {
 	keys, err := l.list(ctx)
 	if err != nil {
 		return err
 	}
 	var merged document
+	var tombstones []tombstone
 	var picked []string
 	now := time.Now()
 	for _, key := range keys {
@@ -74,18 +78,20 @@ func (l *Log) compact(ctx context.Context) error {
 			return err
 		}
 		merged.Owners = append(merged.Owners, doc.Owners...)
-		merged.Forgotten = append(merged.Forgotten, doc.Forgotten...)
+		tombstones = append(tombstones, doc.tombstones(docTime(key))...)
 		picked = append(picked, key)
 	}
 	if len(picked) < 2 {
 		return nil
 	}
-	owners := unexpired(dedupe(merged.Owners, merged.Forgotten), l.idx.cutoff(now))
+	cutoff := l.idx.cutoff(now)
+	owners := unexpired(dedupe(merged.Owners, tombstones), cutoff)
+	kept := liveTombstones(tombstones, cutoff)
 	for first := true; first || len(owners) > 0; first = false {
 		n := min(len(owners), segmentSize)
 		seg := document{Owners: owners[:n:n]}
 		if first {
-			seg.Forgotten = merged.Forgotten
+			seg = seg.withTombstones(kept)
 		}
 		owners = owners[n:]
 		if err := l.store(ctx, l.name('s'), seg); err != nil {
@@ -103,10 +109,10 @@ func (l *Log) compact(ctx context.Context) error {
 }
 
 // dedupe returns owners without repeated ids and without forgotten ones.
-func dedupe(owners []Entry, forgotten []string) []Entry {
+func dedupe(owners []Entry, forgotten []tombstone) []Entry {
 	skip := make(map[string]struct{}, len(owners)+len(forgotten))
-	for _, id := range forgotten {
-		skip[id] = struct{}{}
+	for _, t := range forgotten {
+		skip[t.id] = struct{}{}
 	}
 	out := owners[:0]
 	for _, e := range owners {
@@ -115,6 +121,25 @@ func dedupe(owners []Entry, forgotten []string) []Entry {
 		}
 		skip[e.ID] = struct{}{}
 		out = append(out, e)
+	}
+	return out
+}
+
+// liveTombstones returns ts without repeated ids (the latest time kept)
+// and without those dated before cutoff (Unix seconds; 0 keeps all).
+func liveTombstones(ts []tombstone, cutoff uint32) []tombstone {
+	latest := make(map[string]int, len(ts))
+	var out []tombstone
+	for _, t := range ts {
+		if t.at < cutoff {
+			continue
+		}
+		if i, seen := latest[t.id]; seen {
+			out[i].at = max(out[i].at, t.at)
+			continue
+		}
+		latest[t.id] = len(out)
+		out = append(out, t)
 	}
 	return out
 }

@@ -1,6 +1,8 @@
 package ownerlog
 
 import (
+	"strconv"
+
 	"github.com/proofgate/proofgate/internal/jsonenc"
 	"github.com/proofgate/proofgate/internal/store"
 )
@@ -15,6 +17,10 @@ func appendDocument(b []byte, doc document) []byte {
 	if len(doc.Forgotten) > 0 {
 		b = append(b, `,"forgotten":`...)
 		b = jsonenc.AppendArray(b, doc.Forgotten, store.AppendString)
+	}
+	if len(doc.ForgottenAt) > 0 {
+		b = append(b, `,"forgottenAt":`...)
+		b = jsonenc.AppendArray(b, doc.ForgottenAt, func(b []byte, n int64) []byte { return strconv.AppendInt(b, n, 10) })
 	}
 	return append(b, '}')
 }

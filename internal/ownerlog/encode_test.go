@@ -17,6 +17,7 @@ func TestAppendDocumentIsJSONMarshal(t *testing.T) {
 		{"every field", document{Owners: []Entry{full}}},
 		{"several owners and forgotten ids", document{Owners: []Entry{full, {ID: uuidN(3), OrgID: "org-3", ThreadID: "x"}}, Forgotten: []string{uuidN(4), uuidN(5)}}},
 		{"forgotten ids only", document{Forgotten: []string{uuidN(6)}}},
+		{"forgotten ids with their times", document{Owners: []Entry{}, Forgotten: []string{uuidN(7), uuidN(8)}, ForgottenAt: []int64{1795600000, 1}}},
 		{"empty forgotten list is left out", document{Owners: []Entry{}, Forgotten: []string{}}},
 		{"strings encoding/json escapes", document{Owners: []Entry{{ID: "a\"b\\c", OrgID: "<org>&", Tenant: "\x00\n\u2028", Agent: "bad \xff", ThreadID: "é😀"}}, Forgotten: []string{"\t"}}},
 	}
@@ -38,8 +39,11 @@ func FuzzAppendDocument(f *testing.F) {
 		for range owners % 3 {
 			doc.Owners = append(doc.Owners, e)
 		}
-		for range forgottenN % 3 {
+		for i := range forgottenN % 3 {
 			doc.Forgotten = append(doc.Forgotten, forgotten)
+			if owners%2 == 1 {
+				doc.ForgottenAt = append(doc.ForgottenAt, int64(i)<<33-int64(owners))
+			}
 		}
 		assertMarshalled(t, doc)
 	})

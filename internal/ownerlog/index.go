@@ -21,10 +21,12 @@ type index struct {
 	mu    sync.RWMutex
 	uuids map[[16]byte]owner
 	other map[string]owner
-	// gone holds forgotten ids, so that an entry read after its tombstone
-	// (documents are read in any order) stays forgotten. Forgetting only
-	// undoes a create whose request failed, so it stays small.
-	gone   map[string]struct{}
+	// gone holds forgotten ids with their tombstones' times, so that an
+	// entry read after its tombstone (documents are read in any order)
+	// stays forgotten. Forgetting only undoes a create whose request
+	// failed, so it grows slowly; with a retention, expire drops the ids
+	// whose entries have expired anyway.
+	gone   map[string]uint32
 	orgs   []string
 	orgIDs map[string]uint32
 }
@@ -39,7 +41,7 @@ func newIndex() *index {
 	return &index{
 		uuids:  make(map[[16]byte]owner),
 		other:  make(map[string]owner),
-		gone:   make(map[string]struct{}),
+		gone:   make(map[string]uint32),
 		orgIDs: make(map[string]uint32),
 	}
 }
@@ -85,14 +87,20 @@ func (x *index) get(id string) (string, bool) {
 }
 
 // add remembers the entries and applies the tombstones of one document.
-// Entries already expired are left out.
-func (x *index) add(entries []Entry, forgotten []string) {
+// Entries already expired are left out, and so are tombstones: their
+// entries were created before them, so have expired too.
+func (x *index) add(entries []Entry, forgotten []tombstone) {
 	cutoff := x.cutoffNow()
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	for _, id := range forgotten {
-		x.gone[id] = struct{}{}
-		x.remove(id)
+	for _, t := range forgotten {
+		x.remove(t.id)
+		if t.at < cutoff {
+			continue
+		}
+		if at, ok := x.gone[t.id]; !ok || t.at > at {
+			x.gone[t.id] = t.at
+		}
 	}
 	for i := range entries {
 		if _, gone := x.gone[entries[i].ID]; gone {
@@ -157,6 +165,13 @@ func (x *index) expire(now time.Time) int {
 	x.mu.RUnlock()
 	removeChunks(x, uuids, x.uuids, cutoff)
 	removeChunks(x, other, x.other, cutoff)
+	x.mu.Lock()
+	for id, at := range x.gone {
+		if at < cutoff {
+			delete(x.gone, id) // its entry, created before, has expired
+		}
+	}
+	x.mu.Unlock()
 	return len(uuids) + len(other)
 }
 

@@ -54,10 +54,64 @@ type Entry struct {
 	CreatedAt string `json:"createdAt,omitempty"`
 }
 
-// document is what one batch or segment holds.
+// document is what one batch or segment holds. ForgottenAt gives, for
+// each forgotten id at the same index, when it was forgotten (Unix
+// seconds). It came after Forgotten: a document without it (or with fewer
+// times) dates its tombstones by its name (docTime), and a reader that
+// does not know it still reads the ids.
 type document struct {
-	Owners    []Entry  `json:"owners"`
-	Forgotten []string `json:"forgotten,omitempty"`
+	Owners      []Entry  `json:"owners"`
+	Forgotten   []string `json:"forgotten,omitempty"`
+	ForgottenAt []int64  `json:"forgottenAt,omitempty"`
+}
+
+// tombstone is a forgotten id and a time at or after its forgetting (Unix
+// seconds): its entry was created before it.
+type tombstone struct {
+	id string
+	at uint32
+}
+
+// tombstones returns doc's tombstones; undated ones get dated (the time
+// of the document holding them).
+func (doc document) tombstones(dated uint32) []tombstone {
+	if len(doc.Forgotten) == 0 {
+		return nil
+	}
+	out := make([]tombstone, len(doc.Forgotten))
+	for i, id := range doc.Forgotten {
+		out[i] = tombstone{id: id, at: dated}
+		if i < len(doc.ForgottenAt) && doc.ForgottenAt[i] > 0 {
+			out[i].at = unixSeconds(doc.ForgottenAt[i])
+		}
+	}
+	return out
+}
+
+// withTombstones returns doc holding ts, dated.
+func (doc document) withTombstones(ts []tombstone) document {
+	doc.Forgotten, doc.ForgottenAt = nil, nil
+	for _, t := range ts {
+		doc.Forgotten = append(doc.Forgotten, t.id)
+		doc.ForgottenAt = append(doc.ForgottenAt, int64(t.at))
+	}
+	return doc
+}
+
+// docTime is a time at or after every write to the document key (Unix
+// seconds), which dates its undated tombstones: the time in its name,
+// taken when a batch or a segment is written, and for an append file,
+// which takes lines for rotateAfter after its name's time, appendQuiet
+// later.
+func docTime(key string) uint32 {
+	t := stampOf(key)
+	if t.IsZero() {
+		return unixSeconds(time.Now().Unix())
+	}
+	if kindOf(key) == 'a' {
+		t = t.Add(appendQuiet)
+	}
+	return unixSeconds(t.Unix())
 }
 
 // Limits and pacing.
@@ -186,7 +240,7 @@ func (l *Log) Start(e Entry) groupcommit.Ticket {
 
 // Forget durably forgets record id (a tombstone).
 func (l *Log) Forget(id string) error {
-	return l.commit.Submit(pending{entry: Entry{ID: id}, forget: true})
+	return l.commit.Submit(pending{entry: Entry{ID: id}, forget: true, at: unixSeconds(time.Now().Unix())})
 }
 
 // name returns a new document name of kind 'b' (batch), 's' (segment) or
@@ -260,11 +314,13 @@ func (l *Log) read(ctx context.Context, key string) (document, error) {
 		return doc, err
 	}
 	if kindOf(key) == 'a' {
+		var ts []tombstone
+		dated := docTime(key)
 		eachLine(b, func(line document, _ error) {
 			doc.Owners = append(doc.Owners, line.Owners...)
-			doc.Forgotten = append(doc.Forgotten, line.Forgotten...)
+			ts = append(ts, line.tombstones(dated)...)
 		})
-		return doc, nil
+		return doc.withTombstones(ts), nil
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
 		return doc, fmt.Errorf("ownerlog: decoding %s: %w", key, err)
@@ -361,7 +417,7 @@ func (l *Log) readDocument(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	l.idx.add(doc.Owners, doc.Forgotten)
+	l.idx.add(doc.Owners, doc.tombstones(docTime(key)))
 	l.setDoc(key, docState{entries: len(doc.Owners)})
 	return nil
 }
@@ -396,7 +452,7 @@ func (l *Log) readLines(ctx context.Context, key string) error {
 			l.logger.Warn("skipping an undecodable line of a record owners file", zap.String("key", key), zap.Error(err))
 			return
 		}
-		l.idx.add(doc.Owners, doc.Forgotten)
+		l.idx.add(doc.Owners, doc.tombstones(docTime(key)))
 		st.entries += len(doc.Owners)
 	})
 	l.setDoc(key, st)

@@ -83,7 +83,7 @@ func testForget(t *testing.T, storage certmagic.Storage) {
 	}
 	// The tombstone read before its entry still wins.
 	x := newIndex()
-	x.add(nil, []string{uuidN(1)})
+	x.add(nil, []tombstone{{id: uuidN(1), at: 1}})
 	x.add([]Entry{{ID: uuidN(1), OrgID: "a"}}, nil)
 	if x.adopt(Entry{ID: uuidN(1), OrgID: "a"}) {
 		t.Fatal("adopt took a forgotten record")
