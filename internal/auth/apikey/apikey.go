@@ -104,7 +104,7 @@ func (p *Provider) provision(logger *zap.Logger) error {
 		if loopbackOnly {
 			logger.Warn("api_key: the key's variable is unset; its demo default is accepted only from loopback callers",
 				zap.String("key", k.Key), zap.String("label", label))
-		} else if !strings.HasPrefix(k.Key, DigestPrefix) {
+		} else if !isDigest(k.Key) {
 			secret.WarnLiteral(logger, "api_key "+label, k.Key)
 		}
 		// The caller is the key itself (its digest's first half): labels

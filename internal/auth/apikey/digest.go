@@ -26,7 +26,8 @@ func Digest(plaintext string) string {
 // its digest. The plaintext is not kept.
 func parseKey(configured string) ([sha256.Size]byte, error) {
 	var d [sha256.Size]byte
-	if hexDigest, ok := strings.CutPrefix(configured, DigestPrefix); ok {
+	if isDigest(configured) {
+		hexDigest := configured[len(DigestPrefix):]
 		b, err := hex.DecodeString(hexDigest)
 		if err != nil || len(b) != sha256.Size {
 			return d, fmt.Errorf("a %s key must be followed by %d hex digits", DigestPrefix, 2*sha256.Size)
@@ -38,4 +39,12 @@ func parseKey(configured string) ([sha256.Size]byte, error) {
 		return d, fmt.Errorf("key is too short (%d characters; at least %d)", len(configured), MinKeyLength)
 	}
 	return sha256.Sum256([]byte(configured)), nil
+}
+
+// isDigest reports whether a configured key is given as its digest: the
+// prefix in any case ("SHA256:", as some tools print it). Taken for a
+// plaintext key, the digest string, which Caddy's config dump shows,
+// would itself authenticate.
+func isDigest(configured string) bool {
+	return len(configured) >= len(DigestPrefix) && strings.EqualFold(configured[:len(DigestPrefix)], DigestPrefix)
 }

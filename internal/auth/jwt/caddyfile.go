@@ -74,9 +74,11 @@ func (p *Provider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.ArgErr()
 			}
 		case "leeway":
-			if err := durationArg(d, &p.Leeway); err != nil {
+			var v caddy.Duration
+			if err := durationArg(d, &v); err != nil {
 				return err
 			}
+			p.Leeway = &v
 		case "refresh_interval":
 			if err := durationArg(d, &p.RefreshInterval); err != nil {
 				return err

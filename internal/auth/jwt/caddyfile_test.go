@@ -40,7 +40,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 				Issuer:             "https://idp.example.com/realms/x",
 				Audience:           []string{"proofgate", "account"},
 				Algorithms:         []string{"RS256", "ES256"},
-				Leeway:             caddy.Duration(10 * time.Second),
+				Leeway:             new(caddy.Duration(10 * time.Second)),
 				RefreshInterval:    caddy.Duration(time.Hour),
 				MinRefreshInterval: caddy.Duration(20 * time.Second),
 				FetchTimeout:       caddy.Duration(3 * time.Second),

@@ -103,6 +103,10 @@ func (rk *remoteKeys) transform(_ context.Context, res *http.Response) (*keySet,
 		return nil, err
 	}
 	metrics.JWKSFetch(metrics.JWKSOK)
+	if set.private > 0 {
+		rk.log.Warn("the JWKS publishes private keys; they are not used (whoever reads the JWKS could sign tokens with them)",
+			zap.String("url", rk.opts.url), zap.Int("private_keys", set.private))
+	}
 	if c := rk.log.Check(zap.DebugLevel, "fetched JWKS"); c != nil {
 		c.Write(zap.String("url", rk.opts.url), zap.Int("keys", len(set.keys)), zap.Int("skipped", set.skipped))
 	}

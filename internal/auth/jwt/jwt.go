@@ -90,7 +90,8 @@ type Provider struct {
 	Algorithms []string `json:"algorithms,omitempty"`
 
 	// Leeway is the clock skew tolerated on exp, nbf and iat (default 30s).
-	Leeway caddy.Duration `json:"leeway,omitempty"`
+	// Unset means the default; an explicit 0 means none.
+	Leeway *caddy.Duration `json:"leeway,omitempty"`
 
 	// RefreshInterval is how often the JWKS is refetched (default 15m).
 	RefreshInterval caddy.Duration `json:"refresh_interval,omitempty"`
@@ -149,9 +150,6 @@ func (p *Provider) Provision(ctx caddy.Context) error {
 	if len(p.Algorithms) == 0 {
 		p.Algorithms = DefaultAlgorithms
 	}
-	if p.Leeway == 0 {
-		p.Leeway = caddy.Duration(DefaultLeeway)
-	}
 	if p.RefreshInterval == 0 {
 		p.RefreshInterval = caddy.Duration(DefaultRefreshInterval)
 	}
@@ -173,7 +171,10 @@ func (p *Provider) Provision(ctx caddy.Context) error {
 	if p.RolesClaim == "" {
 		p.RolesClaim = DefaultRolesClaim
 	}
-	p.leeway = time.Duration(p.Leeway)
+	p.leeway = DefaultLeeway
+	if p.Leeway != nil {
+		p.leeway = time.Duration(*p.Leeway)
+	}
 	if w := p.scopeWarning(); w != "" {
 		p.logger.Warn(w)
 	}
@@ -287,14 +288,14 @@ func (p *Provider) Validate() error {
 		name string
 		v    caddy.Duration
 	}{
-		{"leeway", p.Leeway}, {"refresh_interval", p.RefreshInterval},
+		{"leeway", caddy.Duration(p.leeway)}, {"refresh_interval", p.RefreshInterval},
 		{"min_refresh_interval", p.MinRefreshInterval}, {"fetch_timeout", p.FetchTimeout},
 	} {
 		if d.v < 0 {
 			return fmt.Errorf("jwt: %s must not be negative", d.name)
 		}
 	}
-	if p.Leeway > caddy.Duration(5*time.Minute) {
+	if p.leeway > 5*time.Minute {
 		return errors.New("jwt: leeway over 5m defeats token expiry")
 	}
 	if p.RefreshInterval < caddy.Duration(time.Second) {

@@ -221,7 +221,7 @@ func TestValidate(t *testing.T) {
 		{"none", Provider{JWKSURL: "https://idp.test/certs", Algorithms: []string{"none"}}, `algorithms: "none"`},
 		{"HS256", Provider{JWKSURL: "https://idp.test/certs", Algorithms: []string{"RS256", "HS256"}}, `algorithms: "HS256"`},
 		{"format", Provider{JWKSURL: "https://idp.test/certs", OrgsFormat: "xml"}, "orgs_claim format"},
-		{"leeway", Provider{JWKSURL: "https://idp.test/certs", Leeway: caddy.Duration(time.Hour)}, "leeway"},
+		{"leeway", Provider{JWKSURL: "https://idp.test/certs", Leeway: new(caddy.Duration(time.Hour))}, "leeway"},
 		{"min over max", Provider{JWKSURL: "https://idp.test/certs", MinRefreshInterval: caddy.Duration(time.Hour)}, "min_refresh_interval"},
 		{"negative", Provider{JWKSURL: "https://idp.test/certs", FetchTimeout: caddy.Duration(-time.Second)}, "fetch_timeout"},
 		{"empty audience", Provider{JWKSURL: "https://idp.test/certs", Audience: []string{" "}}, "audience"},

@@ -59,7 +59,7 @@ func parseJWKFile(data []byte) (*keySet, error) {
 		if set, err = parseJWKS(data); err != nil {
 			return nil, err
 		}
-		if bytes.Contains(probe.Keys, []byte(`"d"`)) {
+		if set.private > 0 {
 			return nil, errors.New("holds a private key; give only the public keys")
 		}
 	} else {
@@ -72,6 +72,9 @@ func parseJWKFile(data []byte) (*keySet, error) {
 		}
 		set = &keySet{}
 		set.add(k)
+		if set.private > 0 {
+			return nil, errors.New("holds a private key; give only the public key")
+		}
 	}
 	if len(set.keys) == 0 {
 		return nil, errors.New("holds no usable signature verification key (RSA, EC or Ed25519 public key)")

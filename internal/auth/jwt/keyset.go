@@ -19,6 +19,9 @@ type keySet struct {
 	// skipped counts the entries left out (encryption keys, symmetric keys,
 	// key types this build cannot use), for the fetch log.
 	skipped int
+	// private counts entries that carried private key material: published,
+	// such a key is compromised, so it is never used.
+	private int
 }
 
 // parseJWKS reads a JWKS document ({"keys":[...]}). Each key is parsed on
@@ -58,7 +61,9 @@ func (s *keySet) add(k jose.JSONWebKey) {
 	switch k.Key.(type) {
 	case *rsa.PublicKey, *ecdsa.PublicKey, ed25519.PublicKey:
 	case *rsa.PrivateKey, *ecdsa.PrivateKey, ed25519.PrivateKey:
-		k = k.Public()
+		s.private++
+		s.skipped++
+		return
 	default:
 		s.skipped++
 		return
@@ -93,6 +98,20 @@ func (s *keySet) candidates(kid string, alg jose.SignatureAlgorithm) []jose.JSON
 		out = append(out, k)
 	}
 	return out
+}
+
+// hasKid reports whether the set holds a key with exactly this kid (a
+// kid-less key stands in for any kid, but says nothing of this one).
+func (s *keySet) hasKid(kid string) bool {
+	if s == nil {
+		return false
+	}
+	for _, k := range s.keys {
+		if k.KeyID == kid {
+			return true
+		}
+	}
+	return false
 }
 
 // keyFitsAlg pairs algorithm families with key types, so that a key is

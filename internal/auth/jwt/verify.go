@@ -71,11 +71,12 @@ func (p *Provider) verify(r *http.Request, raw string) (*auth.Principal, error) 
 
 	var std josejwt.Claims
 	var claims map[string]any
-	verified := false
-	for _, k := range cands {
-		if err := tok.Claims(k.Key, &std, &claims); err == nil {
-			verified = true
-			break
+	verified := claimsWith(tok, cands, &std, &claims)
+	if !verified && p.remote != nil && hdr.KeyID != "" && !p.remote.keys(r.Context()).hasKid(hdr.KeyID) {
+		// Only kid-less keys (a PEM key_file, a JWKS key without kid) stood
+		// in for this kid: perhaps the IdP rotated. Refetch (rate limited).
+		if err := p.remote.refresh(r.Context()); err == nil {
+			verified = claimsWith(tok, p.candidates(r.Context(), hdr.KeyID, alg), &std, &claims)
 		}
 	}
 	if !verified {
@@ -175,4 +176,15 @@ func subject(std josejwt.Claims, claims map[string]any) string {
 		}
 	}
 	return "unknown"
+}
+
+// claimsWith reads tok's claims into std and claims with the first of
+// cands whose signature verifies, and reports whether one did.
+func claimsWith(tok *josejwt.JSONWebToken, cands []jose.JSONWebKey, std *josejwt.Claims, claims *map[string]any) bool {
+	for _, k := range cands {
+		if tok.Claims(k.Key, std, claims) == nil {
+			return true
+		}
+	}
+	return false
 }

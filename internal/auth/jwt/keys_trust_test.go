@@ -1,0 +1,86 @@
+package jwt
+
+import (
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/go-jose/go-jose/v4"
+)
+
+// A JWKS that publishes a key's private half (a misconfigured IdP or
+// mock) hands every reader of the public JWKS URL the signing key: such
+// keys must not be used (until the twenty-first session the remote path
+// reduced them to their public half and trusted them).
+func TestJWKSPrivateKeysNotTrusted(t *testing.T) {
+	leaked := newRSAKey(t, "leaked", 2)
+	i := newIDP(t)
+	body, err := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{
+		{Key: leaked.priv, KeyID: "leaked", Algorithm: "RS256", Use: "sig"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i.body = body // served at the JWKS URL, to anyone
+	p := remoteProvider(t, i, nil)
+	// Anyone who fetched the JWKS signs a token of their own.
+	forged := leaked.sign(t, claimsFor(func(c map[string]any) { c["sub"] = "attacker" }))
+	if pr, err := p.Authenticate(bearer(forged)); err == nil {
+		t.Fatalf("token signed with a key whose private half the JWKS publishes was accepted: %+v", pr)
+	}
+}
+
+// A kid-less static key (PEM key_file) beside jwks_url stands for every
+// kid, so a token naming a kid the cached JWKS lacks never triggers the
+// unknown-kid refetch: after the IdP rotates, its new tokens are refused
+// until the scheduled refresh (default 15m).
+func TestKidlessKeyDoesNotBlockRotationRefetch(t *testing.T) {
+	k1 := newRSAKey(t, "k1", 0)
+	k2 := newRSAKey(t, "k2", 1)
+	static := newRSAKey(t, "", 2)
+	der, _ := x509.MarshalPKIXPublicKey(static.priv.Public())
+	pemFile := writeFile(t, t.TempDir(), "fallback.pem", pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+
+	i := newIDP(t, k1)
+	p := remoteProvider(t, i, func(p *Provider) { p.KeyFiles = []string{pemFile} })
+	if _, err := p.Authenticate(bearer(k1.sign(t, claimsFor(nil)))); err != nil {
+		t.Fatalf("before rotation: %v", err)
+	}
+	i.setKeys(k1, k2)                // the IdP adds k2 and signs with it from now on
+	time.Sleep(5 * time.Millisecond) // past min_refresh_interval (1ms)
+	if _, err := p.Authenticate(bearer(k2.sign(t, claimsFor(nil)))); err != nil {
+		t.Fatalf("token of the IdP's new key k2 refused (JWKS fetches: %d, no refetch for the unknown kid): %v", i.fetches.Load(), err)
+	}
+}
+
+// "leeway 0s" in a Caddyfile must mean no clock skew, not the 30s default.
+func TestLeewayZeroMeansNone(t *testing.T) {
+	k := newRSAKey(t, "k1", 0)
+	jwk, _ := jsonKey(k.public())
+	file := writeFile(t, t.TempDir(), "k.jwk", []byte(jwk))
+	var p Provider
+	d := caddyfile.NewTestDispenser("jwt {\n key_file " + file + "\n issuer " + testIssuer + "\n audience " + testAudience + "\n leeway 0s\n}")
+	if err := p.UnmarshalCaddyfile(d); err != nil {
+		t.Fatal(err)
+	}
+	provision(t, &p)
+	expired := k.sign(t, claimsFor(func(c map[string]any) { c["exp"] = time.Now().Add(-20 * time.Second).Unix() }))
+	if _, err := p.Authenticate(bearer(expired)); err == nil {
+		t.Fatalf("token expired 20s ago accepted with leeway 0s (effective leeway %v)", p.leeway)
+	}
+}
+
+// The private-key refusal of JWKS key files is a byte search for `"d"`:
+// the same member written with a JSON escape slips through.
+func TestKeyFileEscapedPrivateKeyRefused(t *testing.T) {
+	ec := newECKey(t, "ec-1")
+	privJWK, _ := jose.JSONWebKey{Key: ec.priv, KeyID: "x"}.MarshalJSON()
+	escaped := strings.Replace(string(privJWK), `"d":`, `"\u0064":`, 1)
+	if _, err := parseKeyFile([]byte(`{"keys":[` + escaped + `]}`)); err == nil {
+		t.Fatal("JWKS key file holding a private key (\"d\" escaped as \\u0064) accepted")
+	}
+}
