@@ -102,6 +102,12 @@ func (rk *remoteKeys) transform(_ context.Context, res *http.Response) (*keySet,
 	if err != nil {
 		return nil, err
 	}
+	if len(set.keys) == 0 {
+		// Nothing to verify with: an IdP fault far more often than a
+		// deliberate withdrawal of every key, so the last good set stays
+		// (a compromised key is replaced by rotation, not by emptiness).
+		return nil, fmt.Errorf("JWKS holds no usable signature key (%d skipped: private, weak, symmetric, encryption or unknown keys)", set.skipped)
+	}
 	metrics.JWKSFetch(metrics.JWKSOK)
 	if set.private > 0 {
 		rk.log.Warn("the JWKS publishes private keys; they are not used (whoever reads the JWKS could sign tokens with them)",

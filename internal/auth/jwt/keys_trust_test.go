@@ -1,6 +1,9 @@
 package jwt
 
 import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
@@ -83,4 +86,44 @@ func TestKeyFileEscapedPrivateKeyRefused(t *testing.T) {
 	if _, err := parseKeyFile([]byte(`{"keys":[` + escaped + `]}`)); err == nil {
 		t.Fatal("JWKS key file holding a private key (\"d\" escaped as \\u0064) accepted")
 	}
+}
+
+// RSA keys shorter than MinRSABits are never used, and a JWKS left with
+// no usable key (empty, or only such keys) is a failed fetch: the last
+// good key set stays.
+func TestWeakAndEmptyJWKS(t *testing.T) {
+	good := newRSAKey(t, "good", 0)
+	weakPriv, err := rsa.GenerateKey(rand.Reader, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	weak := testKey{kid: "weak", alg: jose.RS256, priv: weakPriv}
+
+	i := newIDP(t, good, weak)
+	p := remoteProvider(t, i, nil)
+	if _, err := p.Authenticate(bearer(good.sign(t, claimsFor(nil)))); err != nil {
+		t.Fatalf("token of the 2048-bit key: %v", err)
+	}
+	if _, err := p.Authenticate(bearer(weak.sign(t, claimsFor(nil)))); err == nil {
+		t.Fatal("token of a 1024-bit RSA key accepted")
+	}
+	for _, body := range []string{`{"keys":[]}`, `{"keys":[` + jwkJSON(t, weak.public()) + `]}`} {
+		i.mu.Lock()
+		i.body = []byte(body)
+		i.mu.Unlock()
+		time.Sleep(5 * time.Millisecond) // past min_refresh_interval
+		_ = p.remote.refresh(context.Background())
+		if _, err := p.Authenticate(bearer(good.sign(t, claimsFor(nil)))); err != nil {
+			t.Fatalf("after the IdP served %s: %v; want the last good key set kept", body, err)
+		}
+	}
+}
+
+func jwkJSON(t *testing.T, k jose.JSONWebKey) string {
+	t.Helper()
+	b, err := k.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

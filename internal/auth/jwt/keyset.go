@@ -22,7 +22,14 @@ type keySet struct {
 	// private counts entries that carried private key material: published,
 	// such a key is compromised, so it is never used.
 	private int
+	// weak counts RSA keys shorter than MinRSABits.
+	weak int
 }
+
+// MinRSABits is the shortest RSA key taken (NIST SP 800-131A: 1024-bit
+// keys have been disallowed for signatures since 2013; identity providers
+// make 2048-bit keys by default).
+const MinRSABits = 2048
 
 // parseJWKS reads a JWKS document ({"keys":[...]}). Each key is parsed on
 // its own so that one key of a type go-jose does not know (an IdP adding a
@@ -50,16 +57,23 @@ func parseJWKS(data []byte) (*keySet, error) {
 }
 
 // add keeps k if it can verify signatures: asymmetric, not marked for
-// encryption only. Private keys are reduced to their public half. Symmetric
-// ("oct") keys are never taken, so an HMAC token can never be checked
-// against key material that was published.
+// encryption only, and for RSA at least MinRSABits. A key published with
+// its private half is compromised (whoever reads the document can sign)
+// and is never taken. Symmetric ("oct") keys are never taken, so an HMAC
+// token can never be checked against key material that was published.
 func (s *keySet) add(k jose.JSONWebKey) {
 	if k.Use != "" && k.Use != "sig" {
 		s.skipped++
 		return
 	}
-	switch k.Key.(type) {
-	case *rsa.PublicKey, *ecdsa.PublicKey, ed25519.PublicKey:
+	switch key := k.Key.(type) {
+	case *rsa.PublicKey:
+		if key.N.BitLen() < MinRSABits {
+			s.weak++
+			s.skipped++
+			return
+		}
+	case *ecdsa.PublicKey, ed25519.PublicKey:
 	case *rsa.PrivateKey, *ecdsa.PrivateKey, ed25519.PrivateKey:
 		s.private++
 		s.skipped++
