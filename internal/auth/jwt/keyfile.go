@@ -76,6 +76,9 @@ func parseJWKFile(data []byte) (*keySet, error) {
 			return nil, errors.New("holds a private key; give only the public key")
 		}
 	}
+	if len(set.keys) == 0 && set.weak > 0 {
+		return nil, fmt.Errorf("holds only RSA keys shorter than %d bits", MinRSABits)
+	}
 	if len(set.keys) == 0 {
 		return nil, errors.New("holds no usable signature verification key (RSA, EC or Ed25519 public key)")
 	}
@@ -112,6 +115,9 @@ func parsePEM(data []byte) (*keySet, error) {
 		}
 		n := len(set.keys)
 		set.add(jose.JSONWebKey{Key: pub})
+		if len(set.keys) == n && set.weak > 0 {
+			return nil, fmt.Errorf("PEM block %q: an RSA key shorter than %d bits", block.Type, MinRSABits)
+		}
 		if len(set.keys) == n {
 			return nil, fmt.Errorf("PEM block %q: not an RSA, EC or Ed25519 public key", block.Type)
 		}

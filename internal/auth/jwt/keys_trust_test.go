@@ -127,3 +127,19 @@ func jwkJSON(t *testing.T, k jose.JSONWebKey) string {
 	}
 	return string(b)
 }
+
+// A key file with a short RSA key is refused at load, saying why.
+func TestKeyFileWeakRSARefused(t *testing.T) {
+	weak, err := rsa.GenerateKey(rand.Reader, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, _ := x509.MarshalPKIXPublicKey(weak.Public())
+	pemKey := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
+	jwk := jwkJSON(t, jose.JSONWebKey{Key: weak.Public(), KeyID: "w"})
+	for name, data := range map[string]string{"PEM": string(pemKey), "JWK": jwk, "JWKS": `{"keys":[` + jwk + `]}`} {
+		if _, err := parseKeyFile([]byte(data)); err == nil || !strings.Contains(err.Error(), "2048") {
+			t.Errorf("%s key file with a 1024-bit RSA key: %v, want a refusal naming 2048 bits", name, err)
+		}
+	}
+}
