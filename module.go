@@ -32,7 +32,7 @@ import (
 	"github.com/proofgate/proofgate/internal/validate"
 
 	// The built-in providers and backends register themselves.
-	_ "github.com/proofgate/proofgate/internal/auth/apikey"
+	"github.com/proofgate/proofgate/internal/auth/apikey"
 	_ "github.com/proofgate/proofgate/internal/auth/caddyauth"
 	_ "github.com/proofgate/proofgate/internal/auth/jwt"
 	_ "github.com/proofgate/proofgate/internal/local"
@@ -160,6 +160,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 					return fmt.Errorf("auth provider %d: module %T is not a proofgate auth provider", i, m)
 				}
 				chain = append(chain, p)
+			}
+			if err := apikey.Distinct(chain); err != nil {
+				return err
 			}
 		}
 	}

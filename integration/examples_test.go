@@ -62,7 +62,13 @@ func validateExample(t *testing.T, file string) error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	adapted, _, err := caddyconfig.GetAdapter("caddyfile").Adapt(data, map[string]any{"filename": "examples/" + file})
+	return validateCaddyfile(t, "examples/"+file, data)
+}
+
+// validateCaddyfile adapts a Caddyfile and provisions it.
+func validateCaddyfile(t *testing.T, filename string, data []byte) error {
+	t.Helper()
+	adapted, _, err := caddyconfig.GetAdapter("caddyfile").Adapt(data, map[string]any{"filename": filename})
 	if err != nil {
 		return err
 	}

@@ -118,3 +118,34 @@ func TestDemoCredentialsOnlyOnLoopback(t *testing.T) {
 		}
 	})
 }
+
+// One API key in two api_key groups (parted by another provider) is
+// refused at load: the first group would decide alone, and the org of the
+// other would silently never apply.
+func TestSameAPIKeyInTwoProvidersRefused(t *testing.T) {
+	config := `{
+	admin off
+	storage file_system ` + t.TempDir() + `
+}
+` + base + ` {
+	proofgate {
+		backend local local {
+			public_url ` + base + `
+		}
+		auth {
+			api_key {env.PG_TWICE_KEY} org ` + orgA + `
+			jwt {
+				jwks_url https://idp.test/certs
+				issuer https://idp.test
+			}
+			api_key {env.PG_TWICE_KEY} org ` + orgB + `
+		}
+	}
+}
+`
+	t.Setenv("PG_TWICE_KEY", "a-key-given-twice-0123456789")
+	err := validateCaddyfile(t, "Caddyfile", []byte(config))
+	if err == nil || !strings.Contains(err.Error(), "same API key") {
+		t.Fatalf("load: %v; want a refusal naming the key given twice", err)
+	}
+}

@@ -250,3 +250,24 @@ var (
 	_ auth.Provider         = (*Provider)(nil)
 	_ caddyfile.Unmarshaler = (*Provider)(nil)
 )
+
+// Distinct checks that no key is in two api_key providers of one chain.
+// Consecutive api_key lines form one provider; lines parted by another
+// provider form two, where the first to hold a key would decide alone and
+// the other's org binding would be silently dead.
+func Distinct(chain []auth.Provider) error {
+	seen := map[[sha256.Size]byte]int{}
+	for i, p := range chain {
+		ak, ok := p.(*Provider)
+		if !ok {
+			continue
+		}
+		for _, k := range ak.keys {
+			if j, dup := seen[k.digest]; dup && j != i {
+				return fmt.Errorf("auth providers %d and %d: the same API key is in both (only the first would ever decide); give each key once", j, i)
+			}
+			seen[k.digest] = i
+		}
+	}
+	return nil
+}

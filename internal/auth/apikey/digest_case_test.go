@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/caddyserver/caddy/v2"
+
+	"github.com/proofgate/proofgate/internal/auth"
 )
 
 // A key given as its digest, with the prefix in any case ("SHA256:", as
@@ -36,5 +38,27 @@ func TestDigestPrefixInAnyCase(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// One key in two api_key providers (lines parted by another provider) is
+// refused: the first would decide alone, the other's orgs never apply.
+func TestDistinctAcrossProviders(t *testing.T) {
+	provisioned := func(keys ...Key) *Provider {
+		p := &Provider{Keys: keys}
+		if err := p.Provision(caddy.Context{}); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const k1, k2 = "first-key-0123456789", "second-key-0123456789"
+	a := provisioned(Key{Key: k1, Orgs: []string{"org-a"}})
+	b := provisioned(Key{Key: k2, Orgs: []string{"org-b"}})
+	again := provisioned(Key{Key: Digest(k1), Orgs: []string{"org-b"}})
+	if err := Distinct([]auth.Provider{a, b}); err != nil {
+		t.Errorf("two providers of different keys: %v", err)
+	}
+	if err := Distinct([]auth.Provider{a, b, again}); err == nil || !strings.Contains(err.Error(), "providers 0 and 2") {
+		t.Errorf("one key in providers 0 and 2: %v, want a refusal naming both", err)
 	}
 }
