@@ -120,7 +120,13 @@ func (s *Service) updateWithin(ctx context.Context, recordID string, lockWait ti
 			lockCtx, cancel = context.WithTimeout(ctx, lockWait)
 		}
 		err := s.storage.Lock(lockCtx, name)
-		busy := lockWait > 0 && lockCtx.Err() != nil && ctx.Err() == nil
+		// Busy only when Lock failed: it may obtain the lock just as the
+		// wait runs out (certmagic's FileStorage polls every second, as
+		// long as AdmitWait), and a lock obtained must be released.
+		// certmagic keeps a held lock file fresh for as long as the
+		// process runs, so one left behind would block the record (and the
+		// sweeper behind it) for good.
+		busy := err != nil && lockWait > 0 && lockCtx.Err() != nil && ctx.Err() == nil
 		cancel()
 		if busy {
 			return nil, ErrBusy
@@ -128,7 +134,7 @@ func (s *Service) updateWithin(ctx context.Context, recordID string, lockWait ti
 		if err != nil {
 			return nil, unavailable(err)
 		}
-		defer s.storage.Unlock(context.WithoutCancel(ctx), name) //nolint:errcheck // a lost unlock expires
+		defer s.storage.Unlock(context.WithoutCancel(ctx), name) //nolint:errcheck // nothing more can be done if it fails
 	}
 	doc, err := s.load(ctx, u)
 	if err != nil {
