@@ -1,6 +1,9 @@
 package proofgate
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -19,11 +22,17 @@ const opInvitationPage = "invitation_page"
 // an oob parameter are taken; the rest passes through.
 type invitationLink struct {
 	base   string                    // the public URL, without query
-	states handlers.InvitationStater // the local verifier behind it, or nil
+	states handlers.InvitationStater // the local verifiers that vouch for its invitations
 }
 
 // provisionInvitationLinks takes the public URLs of the local verifiers
-// (their invitations' base) and the handler's own public_url.
+// (their invitations' base) and the handler's own public_url. A page is
+// only ever shown for an invitation a local verifier holds, byte for
+// byte: anyone can put a label, a comment and a service of their own into
+// an ?oob= link, and the page would show them on the verifier's origin,
+// under its name. So a path with no local verifier behind it takes no
+// links (they pass through), and the handler's public_url is vouched for
+// by every local verifier, each asked in turn.
 func (h *Handler) provisionInvitationLinks(backends []backend.Backend, publicURL string) {
 	add := func(raw string, states handlers.InvitationStater) {
 		u, err := url.Parse(raw)
@@ -41,7 +50,7 @@ func (h *Handler) provisionInvitationLinks(backends []backend.Backend, publicURL
 			paths = []string{trimmed, trimmed + "/"}
 		}
 		for _, p := range paths {
-			if cur, ok := h.invitationLinks[p]; ok && cur.states != nil {
+			if _, ok := h.invitationLinks[p]; ok {
 				continue // the first local verifier on a path keeps it
 			}
 			if h.invitationLinks == nil {
@@ -50,17 +59,35 @@ func (h *Handler) provisionInvitationLinks(backends []backend.Backend, publicURL
 			h.invitationLinks[p] = invitationLink{base: u.String(), states: states}
 		}
 	}
+	var all anyLocal
 	for _, b := range backends {
-		p, ok := b.(interface{ InvitationBaseURL() string })
-		if !ok || p.InvitationBaseURL() == "" {
+		states, ok := b.(handlers.InvitationStater)
+		if !ok {
 			continue
 		}
-		states, _ := b.(handlers.InvitationStater)
-		add(p.InvitationBaseURL(), states)
+		all = append(all, states)
+		if p, ok := b.(interface{ InvitationBaseURL() string }); ok && p.InvitationBaseURL() != "" {
+			add(p.InvitationBaseURL(), states)
+		}
 	}
-	if publicURL != "" {
-		add(publicURL, nil)
+	if publicURL != "" && len(all) > 0 {
+		add(publicURL, all)
 	}
+}
+
+// anyLocal asks each local verifier in turn about an invitation: the
+// first that holds it answers.
+type anyLocal []handlers.InvitationStater
+
+// InvitationState implements handlers.InvitationStater.
+func (a anyLocal) InvitationState(ctx context.Context, invitationID string) (string, json.RawMessage, error) {
+	for _, s := range a {
+		state, inv, err := s.InvitationState(ctx, invitationID)
+		if !errors.Is(err, backend.ErrNotFound) {
+			return state, inv, err
+		}
+	}
+	return "", nil, backend.ErrNotFound
 }
 
 // isInvitationLink reports whether r opens a long invitation URL.

@@ -28,7 +28,9 @@ func decodeOOBParam(v string) ([]byte, error) {
 	if len(v) > maxInvitationSize*4/3+4 {
 		return nil, errNotInvitation
 	}
-	v = strings.TrimRight(v, "=")
+	// Standard base64 in a query that was not percent-encoded: the query
+	// parser read its '+' as a space, which is never base64.
+	v = strings.ReplaceAll(strings.TrimRight(v, "="), " ", "+")
 	for _, enc := range []*base64.Encoding{base64.RawURLEncoding, base64.RawStdEncoding} {
 		if b, err := enc.DecodeString(v); err == nil {
 			return b, nil

@@ -86,7 +86,8 @@ func TestPageQRURL(t *testing.T) {
 	r := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:8080/?utm=1&oob="+oobParam(inv), nil)
 	r.Header.Set("Accept", "text/html")
 	w := httptest.NewRecorder()
-	(&Gateway{Logger: zap.NewNop()}).ServeInvitationLink(w, r, "https://verifier.example.com", nil)
+	states := fakeStates{"x": fakeRecord{backend.StateRequestSent, inv}}
+	(&Gateway{Logger: zap.NewNop()}).ServeInvitationLink(w, r, "https://verifier.example.com", states)
 	// The page shows the canonical long URL of the public URL, whatever
 	// host or extra parameters the browser came with.
 	if want := `value="https://verifier.example.com?oob=` + oobParam(inv) + `"`; !strings.Contains(w.Body.String(), want) {
@@ -94,6 +95,40 @@ func TestPageQRURL(t *testing.T) {
 	}
 	if !strings.Contains(w.Body.String(), `href="didcomm://invite?oob=`+oobParam(inv)+`"`) {
 		t.Fatalf("no didcomm link:\n%s", w.Body)
+	}
+}
+
+// With no verifier to vouch for it, a link's invitation is an unknown
+// one: anyone can write a label, a comment and a service of their own
+// into an ?oob= link.
+func TestInvitationLinkWithoutVerifier(t *testing.T) {
+	const inv = `{"@type":"https://didcomm.org/out-of-band/1.1/invitation","@id":"x","label":"Your Bank (official)"}`
+	for _, accept := range []string{"text/html", "application/json"} {
+		r := httptest.NewRequest(http.MethodGet, "https://verifier.example.com/?oob="+oobParam(inv), nil)
+		r.Header.Set("Accept", accept)
+		w := httptest.NewRecorder()
+		(&Gateway{Logger: zap.NewNop()}).ServeInvitationLink(w, r, "https://verifier.example.com", nil)
+		if w.Code != http.StatusNotFound || strings.Contains(w.Body.String(), "Your Bank") {
+			t.Errorf("%s: %d %s; want 404 without the link's label", accept, w.Code, w.Body)
+		}
+	}
+}
+
+// Standard base64 in an unescaped query reads its '+' as a space; a
+// space is never base64, so it is read back as '+'.
+func TestOOBParamPlusReadAsSpace(t *testing.T) {
+	const inv = `{"@type":"https://didcomm.org/out-of-band/1.1/invitation","@id":"x","label":"Verifier ~>"}`
+	std := base64.StdEncoding.EncodeToString([]byte(inv))
+	if !strings.Contains(std, "+") {
+		t.Fatalf("the test's invitation must encode with a '+': %s", std)
+	}
+	r := httptest.NewRequest(http.MethodGet, "https://verifier.example.com/?oob="+std, nil)
+	r.Header.Set("Accept", "text/html")
+	w := httptest.NewRecorder()
+	states := fakeStates{"x": fakeRecord{backend.StateRequestSent, inv}}
+	(&Gateway{Logger: zap.NewNop()}).ServeInvitationLink(w, r, "https://verifier.example.com", states)
+	if w.Code != http.StatusOK {
+		t.Fatalf("standard base64 with an unescaped '+': %d", w.Code)
 	}
 }
 

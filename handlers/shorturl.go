@@ -155,9 +155,10 @@ func sameInvitation(link, stored []byte) bool {
 // ServeInvitationLink serves GET <public_url>?oob=…, the long invitation
 // URL, when a browser opens it: the invitation page (or JSON, to clients
 // that ask for it). The invitation is in the URL itself; base is the
-// public URL it was made for; states, when not nil, tells whether its
-// record is still waiting for an answer, and an invitation that is not
-// the one its record holds is answered as an unknown one (404).
+// public URL it was made for; states tells whether its record is still
+// waiting for an answer, and an invitation that is not the one its record
+// holds is answered as an unknown one (404), as is every invitation when
+// states is nil: the page shows only invitations a verifier vouches for.
 func (g *Gateway) ServeInvitationLink(w http.ResponseWriter, r *http.Request, base string, states InvitationStater) {
 	accept := r.Header.Get("Accept")
 	asJSON := wantsJSON(accept)
@@ -175,11 +176,12 @@ func (g *Gateway) ServeInvitationLink(w http.ResponseWriter, r *http.Request, ba
 			"This invitation link is incomplete or damaged; it may have been cut when it was copied.")
 		return
 	}
+	state, err := "", error(backend.ErrNotFound)
 	if states != nil {
-		state, err := invitationState(r.Context(), states, info.ID, invitation)
-		if g.invitationClosed(w, r, info.ID, state, err, asJSON) {
-			return
-		}
+		state, err = invitationState(r.Context(), states, info.ID, invitation)
+	}
+	if g.invitationClosed(w, r, info.ID, state, err, asJSON) {
+		return
 	}
 	if asJSON {
 		writeInvitationJSON(w, r, invitation)

@@ -15,6 +15,7 @@ import (
 	"github.com/proofgate/proofgate/internal/shorturl"
 	"github.com/proofgate/proofgate/internal/store"
 	"github.com/proofgate/proofgate/internal/testenv/wallet"
+	"github.com/proofgate/proofgate/internal/upstream/openapitest"
 )
 
 // longInvitation is the invitation JSON a long ?oob= URL carries.
@@ -108,5 +109,82 @@ func TestInvitationPageStoredShortURL(t *testing.T) {
 	}
 	if j := do(t, http.MethodGet, short, "", "Accept: application/json"); j.status != http.StatusOK {
 		t.Fatalf("JSON: %d %s", j.status, j.body)
+	}
+}
+
+// madeUpInvitation is an invitation no verifier made: a label, a comment
+// and a DIDComm service of an attacker's.
+const madeUpInvitation = `{"@type":"https://didcomm.org/out-of-band/1.1/invitation","@id":"f1b1f0a2-6d43-4a5e-9d8e-3c4b5a6d7e8f",` +
+	`"label":"Your Bank (official)","requests~attach":[{"@id":"request-0","mime-type":"application/json",` +
+	`"data":{"json":{"@type":"https://didcomm.org/present-proof/2.0/request-presentation","comment":"Your account is locked: share your ID to unlock it"}}}],` +
+	`"services":[{"id":"#inline","type":"did-communication","recipientKeys":["did:key:z6MkAttacker"],"serviceEndpoint":"https://attacker.example/"}]}`
+
+// wantNoMadeUpPage fails if path shows the made-up invitation, as a page
+// or as JSON.
+func wantNoMadeUpPage(t *testing.T, path string) {
+	t.Helper()
+	for _, accept := range []string{browserAccept, "Accept: application/json"} {
+		if r := do(t, http.MethodGet, path, "", accept); strings.Contains(string(r.body), "Your Bank (official)") {
+			t.Errorf("GET %s (%s): a made-up invitation shown on the verifier's origin (%d)", path[:10], accept, r.status)
+		}
+	}
+}
+
+// An agent-only handler's public_url shows no invitation page: no local
+// verifier vouches for what an ?oob= link carries, and anyone can write
+// one. (Until the twenty-first session it showed any link's label,
+// comment and QR code, under the verifier's origin.)
+func TestMadeUpInvitationAgentOnly(t *testing.T) {
+	credo := openapitest.NewCredo(t, openapitest.CredoOptions{})
+	tester := newTester(t)
+	tester.InitServer(globalOptions(t.TempDir())+`
+`+base+` {
+	proofgate {
+		public_url `+base+`
+		backend credo credo `+credo.URL+` {
+			token `+openapitest.CredoDedicatedToken+`
+		}
+		auth {
+			api_key `+keyA+` org `+orgA+`
+		}
+	}
+	respond "passed through" 200
+}
+`, "caddyfile")
+	settle(t)
+	unloadAtEnd(t)
+	path := "/?oob=" + base64.RawURLEncoding.EncodeToString([]byte(madeUpInvitation))
+	wantNoMadeUpPage(t, path)
+	if r := do(t, http.MethodGet, path, "", browserAccept); string(r.body) != "passed through" {
+		t.Errorf("the link was not passed on: %d %s", r.status, r.body)
+	}
+}
+
+// Beside a local verifier on another path, the handler's public_url asks
+// the local verifiers, which hold no such invitation: 404.
+func TestMadeUpInvitationBesideLocal(t *testing.T) {
+	tester := newTester(t)
+	tester.InitServer(globalOptions(t.TempDir())+`
+`+base+` {
+	proofgate {
+		public_url `+base+`
+		backend local local {
+			public_url `+base+`/invite
+		}
+		auth {
+			api_key `+keyA+` org `+orgA+`
+		}
+	}
+	respond "passed through" 200
+}
+`, "caddyfile")
+	settle(t)
+	unloadAtEnd(t)
+	oob := base64.RawURLEncoding.EncodeToString([]byte(madeUpInvitation))
+	for _, path := range []string{"/invite?oob=" + oob, "/?oob=" + oob} {
+		wantNoMadeUpPage(t, path)
+		if r := do(t, http.MethodGet, path, "", browserAccept); r.status != http.StatusNotFound {
+			t.Errorf("GET %s: %d, want 404", path[:8], r.status)
+		}
 	}
 }
