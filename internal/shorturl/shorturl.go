@@ -73,6 +73,9 @@ func (s *Service) Resolve(ctx context.Context, id string) (Entry, error) {
 	if len(id) != base64.RawURLEncoding.EncodedLen(idBytes) {
 		return Entry{}, ErrNotFound
 	}
+	if _, err := base64.RawURLEncoding.Strict().DecodeString(id); err != nil {
+		return Entry{}, ErrNotFound // not an id we make: no storage read
+	}
 	var e Entry
 	err := s.store.Get(ctx, id, &e)
 	if errors.Is(err, store.ErrNotFound) {
