@@ -135,9 +135,9 @@ func TestDescriptorPaths(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			entry := map[string]any{"id": "x", "format": "ldp_vp", "path": tt.path}
+			entry := map[string]any{"id": "x", "format": "ldp_vc", "path": tt.path}
 			if tt.nested != nil {
-				entry["path_nested"] = tt.nested
+				entry["format"], entry["path_nested"] = "ldp_vp", tt.nested
 			}
 			pres, _ := json.Marshal(map[string]any{
 				"presentation_submission": map[string]any{"definition_id": "d", "descriptor_map": []any{entry}},
@@ -173,7 +173,7 @@ func TestDefinitionPathBudget(t *testing.T) {
 	}
 	var dm []any
 	for i := 0; i < MaxDescriptorMap; i++ {
-		dm = append(dm, map[string]any{"id": "x", "path": "$.verifiableCredential[0]"})
+		dm = append(dm, map[string]any{"id": "x", "format": "ldp_vc", "path": "$.verifiableCredential[0]"})
 	}
 	pres, _ := json.Marshal(map[string]any{
 		"presentation_submission": map[string]any{"definition_id": "d", "descriptor_map": dm},

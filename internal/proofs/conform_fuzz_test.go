@@ -33,7 +33,7 @@ const (
 // attachment, the structural check answers within a fixed budget of
 // allocations, and never panics. Seeds in testdata/fuzz.
 func FuzzCheckPresentation(f *testing.F) {
-	f.Add([]byte(`{"presentation_submission":{"definition_id":"d","descriptor_map":[{"id":"x","path":"$.verifiableCredential[0]"}]},"verifiableCredential":[{"id":"v","type":["VerifiableCredential"],"credentialSubject":{"id":"s","account":[{"active":true,"n":3,"route":"abc"}]}}],"proof":{"challenge":"c","domain":"v.example"}}`), true)
+	f.Add([]byte(`{"presentation_submission":{"definition_id":"d","descriptor_map":[{"id":"x","format":"ldp_vc","path":"$.verifiableCredential[0]"}]},"verifiableCredential":[{"id":"v","type":["VerifiableCredential"],"credentialSubject":{"id":"s","account":[{"active":true,"n":3,"route":"abc"}]}}],"proof":{"challenge":"c","domain":"v.example"}}`), true)
 	f.Fuzz(func(t *testing.T, payload []byte, pe bool) {
 		if len(payload) > fuzzMaxInput {
 			t.Skip()
@@ -74,7 +74,7 @@ func FuzzCheckMessage(f *testing.F) {
 			f.Fatal(err)
 		}
 	}
-	f.Add([]byte(`{"@type":"https://didcomm.org/present-proof/2.0/presentation","formats":[{"attach_id":"a","format":"dif/presentation-exchange/submission@v1.0"}],"presentations~attach":[{"@id":"a","data":{"json":{"presentation_submission":{"definition_id":"32f54163-7166-48f1-93d8-ff217bdb0653","descriptor_map":[{"id":"wa_driver_license","path":"$.verifiableCredential[0]"}]},"verifiableCredential":[{"credentialSubject":{"dateOfBirth":"1990-01-01"}}],"proof":{"challenge":"x"}}}}]}`), true)
+	f.Add([]byte(`{"@type":"https://didcomm.org/present-proof/2.0/presentation","formats":[{"attach_id":"a","format":"dif/presentation-exchange/submission@v1.0"}],"presentations~attach":[{"@id":"a","data":{"json":{"presentation_submission":{"definition_id":"32f54163-7166-48f1-93d8-ff217bdb0653","descriptor_map":[{"id":"wa_driver_license","format":"ldp_vc","path":"$.verifiableCredential[0]"}]},"verifiableCredential":[{"credentialSubject":{"dateOfBirth":"1990-01-01"}}],"proof":{"challenge":"x"}}}}]}`), true)
 	f.Add([]byte(`{"formats":[{"attach_id":"a","format":"hlindy/proof@v2.0"}],"presentations~attach":[{"@id":"a","data":{"base64":"eyJwcm9vZiI6e30sInJlcXVlc3RlZF9wcm9vZiI6e319"}}]}`), false)
 	f.Add([]byte(`{"formats":[{"attach_id":"a","format":"dif/presentation-exchange/submission@v1.0"}],"presentations~attach":[{"@id":"a","data":{"json":"eyJhbGciOiJFZERTQSJ9.e30.c2ln"}}]}`), true)
 	f.Fuzz(func(t *testing.T, plaintext []byte, pe bool) {

@@ -3,6 +3,7 @@ package proofs
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -39,6 +40,31 @@ func jwtPayload(token string) (map[string]any, string) {
 		return nil, "is a JWT whose payload is not a JSON object"
 	}
 	return m, ""
+}
+
+// jwtHeaderAlg reads the alg of a compact JWS's protected header, WITHOUT
+// verifying it, for the definition's format (an alg list): the format's
+// verifier then verifies the token under that very alg. Members are
+// matched exactly, the last of a repeated one winning, as go-jose reads
+// them: a struct decoding would take "ALG" for alg (encoding/json folds
+// case) and so judge another alg than the one verified. "" when the
+// header cannot be read; it is measured (documentProblem) before it is
+// decoded, and the token is already capped at maxJWT.
+func jwtHeaderAlg(token string) string {
+	head, _, ok := strings.Cut(token, ".")
+	if !ok || len(token) > maxJWT {
+		return ""
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(head, "="))
+	if err != nil || documentProblem(raw) != "" {
+		return ""
+	}
+	var h map[string]json.RawMessage
+	var alg string
+	if json.Unmarshal(raw, &h) != nil || json.Unmarshal(h["alg"], &alg) != nil {
+		return ""
+	}
+	return alg
 }
 
 // jwtBindingProblems checks that a JWT presentation is bound to this

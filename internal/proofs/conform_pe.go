@@ -21,11 +21,19 @@ type peField struct {
 }
 
 type peDescriptor struct {
-	ID          string   `json:"id"`
-	Group       []string `json:"group"`
+	ID          string                  `json:"id"`
+	Group       []string                `json:"group"`
+	Format      map[string]formatParams `json:"format"`
 	Constraints *struct {
 		Fields []peField `json:"fields"`
 	} `json:"constraints"`
+
+	// allowed is the format its credential is judged by: its own when it
+	// has one (ownFormat), else the definition's; an empty "{}" names no
+	// format, and is no format. whose says which, for messages.
+	allowed   formatSet
+	ownFormat bool
+	whose     string
 }
 
 type peRequirement struct {
@@ -39,9 +47,10 @@ type peRequirement struct {
 }
 
 type peDefinition struct {
-	ID                     string          `json:"id"`
-	InputDescriptors       []peDescriptor  `json:"input_descriptors"`
-	SubmissionRequirements []peRequirement `json:"submission_requirements"`
+	ID                     string                  `json:"id"`
+	Format                 map[string]formatParams `json:"format"`
+	InputDescriptors       []peDescriptor          `json:"input_descriptors"`
+	SubmissionRequirements []peRequirement         `json:"submission_requirements"`
 }
 
 type peMapping struct {
@@ -51,9 +60,6 @@ type peMapping struct {
 	PathNested *peMapping `json:"path_nested"`
 }
 
-// checkSubmission checks a DIF presentation (a verifiable presentation with an
-// embedded presentation_submission, as Credo and ACA-Py send for ldp_vp)
-// against our definitions@v1.0 request.
 // asSigned rewrites a JSON-LD presentation's numbers as the proofs sign
 // them: the verifier decodes them as IEEE doubles (so do JCS and the RDF
 // canonicalization), and a filter reading the exact text would see
@@ -72,6 +78,12 @@ func asSigned(raw []byte) []byte {
 	return out
 }
 
+// checkSubmission checks a DIF presentation (a verifiable presentation with an
+// embedded presentation_submission, as Credo and ACA-Py send for ldp_vp)
+// against our definitions@v1.0 request: the definition id, what each
+// descriptor_map entry selects, in which claim format (the definition's
+// and the input descriptors' format, conform_pe_format.go), the fields,
+// the submission requirements, and the binding of its proof.
 func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string {
 	var req struct {
 		PresentationDefinition peDefinition `json:"presentation_definition"`
@@ -83,6 +95,7 @@ func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string 
 	// A JSON-LD presentation (ldp_vp) is an object; a JWT one (jwt_vp) a
 	// string whose payload is read here unverified.
 	var vp map[string]any
+	var presShape shape // for the definition's format
 	isJWT := false
 	if t := bytes.TrimSpace(presRaw); len(t) > 0 && t[0] == '"' {
 		var token string
@@ -94,6 +107,7 @@ func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string 
 			return []string{"the presentation " + problem}
 		}
 		vp, isJWT = payload, true
+		presShape = shape{jwt: true, alg: jwtHeaderAlg(token)}
 	} else {
 		vpAny, err := jsonschema.UnmarshalJSON(bytes.NewReader(asSigned(presRaw)))
 		m, ok := vpAny.(map[string]any)
@@ -101,6 +115,7 @@ func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string 
 			return []string{"the presentation is not a JSON object"}
 		}
 		vp = m
+		presShape = objectShape(vp)
 	}
 	submission := vp["presentation_submission"]
 	if inner, ok := vp["vp"].(map[string]any); isJWT && submission == nil && ok {
@@ -125,12 +140,21 @@ func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string 
 	if sub.DefinitionID != def.ID {
 		problems = append(problems, fmt.Sprintf("presentation_submission.definition_id is %q, not the requested %q", sub.DefinitionID, def.ID))
 	}
+	// The formats are read once per presentation, their lists as sets:
+	// judging an entry then costs what its credential's proofs do.
+	defFormats := parseFormats(def.Format)
 	byID := map[string]*peDescriptor{}
 	for i := range def.InputDescriptors {
-		byID[def.InputDescriptors[i].ID] = &def.InputDescriptors[i]
+		d := &def.InputDescriptors[i]
+		d.allowed, d.whose = defFormats, "the definition's format"
+		if len(d.Format) > 0 {
+			d.allowed, d.ownFormat, d.whose = parseFormats(d.Format), true, "the input descriptor's format"
+		}
+		byID[d.ID] = d
 	}
 	submitted := map[string]bool{}
 	sel := selection{
+		root: vp,
 		// Each JWT credential is decoded once, however many entries name
 		// it: the decoding then costs at most the presentation's own size.
 		jwts:  map[string]decodedJWT{},
@@ -142,7 +166,11 @@ func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string 
 			problems = append(problems, fmt.Sprintf("descriptor_map[%d] names %q, which is not an input descriptor of the request", i, m.ID))
 			continue
 		}
-		cred, problem := selectCredential(vp, m, fmt.Sprintf("descriptor_map[%d]", i), 0, &sel)
+		where := fmt.Sprintf("descriptor_map[%d]", i)
+		cred, credShape, problem := selectCredential(vp, m, where, 0, &sel)
+		if problem == "" {
+			problem = entryFormatProblem(m, where, d, credShape, presShape)
+		}
 		if problem != "" {
 			problems = append(problems, fmt.Sprintf("input descriptor %q: %s", m.ID, problem))
 			continue
@@ -176,6 +204,9 @@ func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string 
 				problems = append(problems, fmt.Sprintf("submission requirement %s (%s) is not met", name, describeRequirement(r)))
 			}
 		}
+	}
+	if p := presentationFormatProblem(defFormats, presShape); p != "" {
+		problems = append(problems, p)
 	}
 	if isJWT {
 		return append(problems, jwtBindingProblems(vp, challenge, domain)...)

@@ -21,6 +21,9 @@ func mapped(m []peMapping, id string) bool {
 
 // selection is what selectCredential needs of the whole presentation.
 type selection struct {
+	// root is the presentation (a JWT presentation's payload): what an
+	// entry with path_nested must select.
+	root map[string]any
 	// creds are the presentation's verifiableCredential entries: the
 	// credentials a verifier checks, so the only ones an entry may name.
 	creds []any
@@ -46,13 +49,18 @@ func listedCredentials(vp map[string]any, isJWT bool) []any {
 	}
 }
 
+// same reports whether a and b are the very same object.
+func same(a, b map[string]any) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
 // listed reports whether v is one of creds: the very object (not an equal
 // copy elsewhere in the presentation), or a JWT equal to a listed one.
 func listed(v any, creds []any) bool {
 	for _, c := range creds {
 		switch x := v.(type) {
 		case map[string]any:
-			if m, ok := c.(map[string]any); ok && reflect.ValueOf(m).UnsafePointer() == reflect.ValueOf(x).UnsafePointer() {
+			if m, ok := c.(map[string]any); ok && same(m, x) {
 				return true
 			}
 		case string:
@@ -65,46 +73,56 @@ func listed(v any, creds []any) bool {
 }
 
 // decodedJWT is a JWT credential as selectCredential reads it: its
-// claims, with the vc claim's members beside them, or why it cannot be
-// read (a text that follows "selects a string that").
+// claims, with the vc claim's members beside them, and its header's alg
+// (for the definition's format), or why it cannot be read (a text that
+// follows "selects a string that").
 type decodedJWT struct {
 	cred    map[string]any
+	alg     string
 	problem string
 }
 
 // selectCredential follows a descriptor_map entry (and its path_nested)
-// to the credential it names. Its paths are the prover's and must be
-// plain (jsonpath.ParsePlain): one step per segment, one value. What it
-// names must be one of the presentation's verifiableCredential entries:
-// a verifier checks those, and a credential elsewhere (under a key the
-// prover's context maps anywhere, or in a JCS-signed document) would
-// answer the request unchecked. JWT credentials are decoded once each.
-func selectCredential(root any, m peMapping, where string, depth int, sel *selection) (map[string]any, string) {
+// to the credential it names, and tells what that credential is (its
+// shape, for the definition's format). Its paths are the prover's and
+// must be plain (jsonpath.ParsePlain): one step per segment, one value.
+// What it names must be one of the presentation's verifiableCredential
+// entries: a verifier checks those, and a credential elsewhere (under a
+// key the prover's context maps anywhere, or in a JCS-signed document)
+// would answer the request unchecked. A level with path_nested must
+// select the presentation itself: it names the presentation's format
+// (ldp_vp, jwt_vp), which is judged on the presentation, the one
+// envelope a DIDComm attachment holds. JWT credentials are decoded once
+// each.
+func selectCredential(root any, m peMapping, where string, depth int, sel *selection) (map[string]any, shape, string) {
 	if depth > maxNesting {
-		return nil, "path_nested is nested too deep"
+		return nil, shape{}, "path_nested is nested too deep"
 	}
 	p, err := jsonpath.ParsePlain(m.Path)
 	if err != nil {
-		return nil, fmt.Sprintf("%s.path %q is not a plain JSONPath ($ followed by .name, ['name'] or [index] steps, at most %d characters): %v",
+		return nil, shape{}, fmt.Sprintf("%s.path %q is not a plain JSONPath ($ followed by .name, ['name'] or [index] steps, at most %d characters): %v",
 			where, truncate(m.Path, 80), jsonpath.MaxPlainLength, err)
 	}
 	// A plain path selects at most one value in len(path) steps.
 	vals, err := p.Get(root, jsonpath.NewBudget(jsonpath.MaxPlainLength+1, 1, time.Time{}))
 	if err != nil {
-		return nil, fmt.Sprintf("%s.path %q: %v", where, m.Path, err)
+		return nil, shape{}, fmt.Sprintf("%s.path %q: %v", where, m.Path, err)
 	}
 	if len(vals) == 0 {
-		return nil, fmt.Sprintf("path %q selects nothing in the presentation", m.Path)
+		return nil, shape{}, fmt.Sprintf("path %q selects nothing in the presentation", m.Path)
 	}
 	if m.PathNested != nil {
+		if v, ok := vals[0].(map[string]any); !ok || !same(v, sel.root) {
+			return nil, shape{}, fmt.Sprintf("%s.path %q has a path_nested, so it must select the presentation itself (\"$\")", where, m.Path)
+		}
 		return selectCredential(vals[0], *m.PathNested, where+".path_nested", depth+1, sel)
 	}
 	if !listed(vals[0], sel.creds) {
-		return nil, fmt.Sprintf("path %q selects a value that is not one of the presentation's verifiableCredential entries", m.Path)
+		return nil, shape{}, fmt.Sprintf("path %q selects a value that is not one of the presentation's verifiableCredential entries", m.Path)
 	}
 	switch c := vals[0].(type) {
 	case map[string]any:
-		return c, ""
+		return c, objectShape(c), ""
 	case string:
 		d, ok := sel.jwts[c]
 		if !ok {
@@ -112,11 +130,11 @@ func selectCredential(root any, m peMapping, where string, depth int, sel *selec
 			sel.jwts[c] = d
 		}
 		if d.problem != "" {
-			return nil, fmt.Sprintf("path %q selects a string that %s", m.Path, d.problem)
+			return nil, shape{}, fmt.Sprintf("path %q selects a string that %s", m.Path, d.problem)
 		}
-		return d.cred, ""
+		return d.cred, shape{jwt: true, alg: d.alg}, ""
 	default:
-		return nil, fmt.Sprintf("path %q does not select a credential (an object or a JWT)", m.Path)
+		return nil, shape{}, fmt.Sprintf("path %q does not select a credential (an object or a JWT)", m.Path)
 	}
 }
 
@@ -127,9 +145,10 @@ func decodeJWTCredential(token string) decodedJWT {
 	if problem != "" {
 		return decodedJWT{problem: problem}
 	}
+	alg := jwtHeaderAlg(token)
 	vc, ok := payload["vc"].(map[string]any)
 	if !ok {
-		return decodedJWT{cred: payload}
+		return decodedJWT{cred: payload, alg: alg}
 	}
 	merged := make(map[string]any, len(vc)+len(payload))
 	for k, v := range vc {
@@ -138,5 +157,5 @@ func decodeJWTCredential(token string) decodedJWT {
 	for k, v := range payload {
 		merged[k] = v // $.vc.… paths work too
 	}
-	return decodedJWT{cred: merged}
+	return decodedJWT{cred: merged, alg: alg}
 }

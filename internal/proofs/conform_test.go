@@ -68,11 +68,12 @@ func TestFieldFilters(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var cred any = map[string]any{"credentialSubject": tt.subject}
+			format := "ldp_vc"
 			if s, ok := tt.subject.(string); ok {
-				cred = s
+				cred, format = s, "jwt_vc"
 			}
 			vp, _ := json.Marshal(map[string]any{
-				"presentation_submission": map[string]any{"definition_id": "d", "descriptor_map": []any{map[string]any{"id": "age", "path": tt.path}}},
+				"presentation_submission": map[string]any{"definition_id": "d", "descriptor_map": []any{map[string]any{"id": "age", "format": format, "path": tt.path}}},
 				"verifiableCredential":    []any{cred},
 				"proof":                   map[string]any{"challenge": "c", "domain": "v.example"},
 			})

@@ -15,7 +15,8 @@ import (
 // subject_is_issuer and limit_disclosure "required". ("preferred" asks
 // nothing that must fail, and is accepted.) Holder binding, which
 // holder_binding applies to every credential whose subject is a DID, is
-// the local verifier's answer to is_holder.
+// the local verifier's answer to is_holder. Last, it names a format the
+// local verifier could verify no answer in (unverifiableFormat).
 func unenforced(def json.RawMessage) *backend.UnsupportedError {
 	var d struct {
 		InputDescriptors []struct {
@@ -54,5 +55,5 @@ func unenforced(def json.RawMessage) *backend.UnsupportedError {
 				Message: `"required" is not enforced by the local verifier (no selective-disclosure proofs); use "preferred" or leave it out`}
 		}
 	}
-	return nil
+	return unverifiableFormat(def)
 }

@@ -39,3 +39,56 @@ func TestUnenforcedConstraintsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A format (the definition's or an input descriptor's) in which the local
+// verifier could verify no answer, at a level it constrains, is refused at
+// create time naming the field: one parameter when one key constrains
+// the level, the format object when several do. A format with one
+// verifiable key per level is accepted: the holder can answer in it.
+func TestUnverifiableFormatRefused(t *testing.T) {
+	s := newTestService(t, fileStorage(t))
+	for _, tt := range []struct {
+		defFormat, descFormat string // JSON; "" none
+		field                 string // "" accepted
+	}{
+		{"", "", ""},
+		{`{}`, `{}`, ""},
+		{`{"ldp_vc":{}}`, "", ""},
+		{`{"jwt_vc":{"alg":["ES256"]}}`, "", ""},
+		{`{"jwt_vc":{"alg":["ES384","EdDSA"]}}`, "", ""},
+		{`{"ldp_vp":{"proof_type":["Ed25519Signature2018"]}}`, "", ""}, // as ACA-Py needs it
+		{`{"ldp":{"proof_type":["DataIntegrityProof"]}}`, "", ""},
+		{`{"di_vc":{"proof_type":["DataIntegrityProof"],"cryptosuite":["bbs-2023","eddsa-jcs-2022"]}}`, "", ""},
+		{`{"jwt_vc":{"alg":["ES384"]},"ldp_vc":{"proof_type":["Ed25519Signature2018"]}}`, "", ""},
+		{`{"jwt_vc":{"alg":["ES384"]}}`, "", "presentationDefinition.format.jwt_vc.alg"},
+		{`{"ldp_vc":{"proof_type":["BbsBlsSignature2020"]}}`, "", "presentationDefinition.format.ldp_vc.proof_type"},
+		{`{"ldp_vc":{"proof_type":["eddsa-rdfc-2022"]}}`, "", "presentationDefinition.format.ldp_vc.proof_type"},
+		{`{"di_vc":{"proof_type":["DataIntegrityProof"],"cryptosuite":["bbs-2023"]}}`, "", "presentationDefinition.format.di_vc.cryptosuite"},
+		{`{"jwt_vc":{"alg":["ES384"]},"ldp_vc":{"proof_type":["BbsBlsSignature2020"]}}`, "", "presentationDefinition.format"},
+		{`{"ldp_vc":{"proof_type":["Ed25519Signature2018"]},"jwt_vp":{"alg":["RS256"]}}`, "", "presentationDefinition.format.jwt_vp.alg"},
+		{`{"ldp":{"proof_type":["BbsBlsSignature2020"]}}`, "", "presentationDefinition.format.ldp.proof_type"},
+		{"", `{"jwt_vc":{"alg":["RS256"]}}`, "presentationDefinition.input_descriptors[0].format.jwt_vc.alg"},
+		{`{"jwt_vc":{"alg":["RS256"]}}`, `{"ldp_vc":{}}`, "presentationDefinition.format.jwt_vc.alg"},
+	} {
+		req := peRequest()
+		def := `{"id":"def-1",`
+		if tt.defFormat != "" {
+			def += `"format":` + tt.defFormat + `,`
+		}
+		desc := `{"id":"d",`
+		if tt.descFormat != "" {
+			desc += `"format":` + tt.descFormat + `,`
+		}
+		req.PresentationDefinition = json.RawMessage(def + `"input_descriptors":[` + desc + `"constraints":{"fields":[{"path":["$.type"]}]}}]}`)
+		_, err := s.Create(context.Background(), testOrg, req)
+		var u *backend.UnsupportedError
+		switch {
+		case tt.field == "" && err != nil:
+			t.Errorf("%s %s: %v, want accepted", tt.defFormat, tt.descFormat, err)
+		case tt.field != "" && (!errors.As(err, &u) || u.Field != tt.field):
+			t.Errorf("%s %s: %v, want refused naming %s", tt.defFormat, tt.descFormat, err, tt.field)
+		case tt.field != "" && !strings.Contains(u.Message, "it verifies jwt formats with alg EdDSA or ES256, and ldp and di formats with proof_type Ed25519Signature2018"):
+			t.Errorf("%s: the message does not say what is verified: %s", tt.field, u.Message)
+		}
+	}
+}
