@@ -23,15 +23,20 @@ func (s *Service) invitationExpired(doc *Doc, now time.Time) bool {
 	return err == nil && !now.Before(created.Add(s.cfg.InvitationTTL))
 }
 
+// sweepLockWait is how long the sweeper waits for a record's locks: a
+// record busy longer (a verification, an accept) is expired by a later
+// pass, and one whose lock is never released does not hold up the pass.
+const sweepLockWait = 10 * time.Second
+
 // expire abandons a record whose invitation expired (a transition, so it
 // is notified like any other).
 func (s *Service) expire(ctx context.Context, recordID string) (*Doc, error) {
-	return s.update(ctx, recordID, func(d *Doc) error {
+	return s.updateWithin(ctx, recordID, sweepLockWait, func(d *Doc) error {
 		if !s.invitationExpired(d, s.cfg.Now()) {
 			return &backend.ConflictError{State: d.Record.State}
 		}
 		return toAbandoned(d, ErrorInvitationExpired)
-	})
+	}, nil)
 }
 
 // refuseExpired answers a presentation that arrives after its invitation

@@ -24,6 +24,8 @@ import (
 const (
 	DefaultInterval = 10 * time.Minute
 	DefaultBudget   = 500
+	// DefaultTaskTimeout bounds one task's run in a pass.
+	DefaultTaskTimeout = 5 * time.Minute
 	// firstPass is the wait before the first pass after Start.
 	firstPass = 30 * time.Second
 )
@@ -42,6 +44,12 @@ type Options struct {
 	Interval time.Duration
 	// Budget is how many documents each task may look at per pass.
 	Budget int
+	// TaskTimeout bounds one task's run: a task stuck on one document (a
+	// record lock that is never released) ends there, so the pass, and
+	// the lock every instance's passes share, are given up in time. The
+	// task's cursor has moved past what it was handed, so the next pass
+	// goes on after it.
+	TaskTimeout time.Duration
 	Logger *zap.Logger
 	// OnRemoved hears of every pass's counts (metrics).
 	OnRemoved func(what string, n int)
@@ -69,6 +77,9 @@ func New(storage certmagic.Storage, tasks []Task, opts Options) *Sweeper {
 	}
 	if opts.Budget <= 0 {
 		opts.Budget = DefaultBudget
+	}
+	if opts.TaskTimeout <= 0 {
+		opts.TaskTimeout = DefaultTaskTimeout
 	}
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
@@ -142,7 +153,9 @@ func (s *Sweeper) Pass(ctx context.Context) (map[string]int, error) {
 	var errs []error
 	now := s.opts.Now()
 	for _, task := range s.tasks {
-		counts, err := task.Run(ctx, now, s.opts.Budget)
+		tctx, cancel := context.WithTimeout(ctx, s.opts.TaskTimeout)
+		counts, err := task.Run(tctx, now, s.opts.Budget)
+		cancel()
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", task.Name, err))
 		}

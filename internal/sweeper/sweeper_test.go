@@ -56,3 +56,27 @@ func TestCursorWalksAndWraps(t *testing.T) {
 		t.Fatalf("after wrapping: %v", names)
 	}
 }
+
+// A task stuck on one document (a record lock never released) is ended at
+// TaskTimeout: the other tasks run, and the pass gives up its lock.
+func TestStuckTaskEndsAtItsTimeout(t *testing.T) {
+	st := &certmagic.FileStorage{Path: t.TempDir()}
+	after := 0
+	s := New(st, []Task{
+		{Name: "stuck", Run: func(ctx context.Context, _ time.Time, _ int) (map[string]int, error) {
+			<-ctx.Done() // waits as a lock that never comes would
+			return nil, ctx.Err()
+		}},
+		{Name: "after", Run: func(context.Context, time.Time, int) (map[string]int, error) {
+			after++
+			return map[string]int{"things": 1}, nil
+		}},
+	}, Options{TaskTimeout: 50 * time.Millisecond})
+	got, err := s.Pass(context.Background())
+	if !errors.Is(err, context.DeadlineExceeded) || after != 1 || got["things"] != 1 {
+		t.Fatalf("Pass = %v, %v (the task after ran %d times); want the stuck task's deadline, and the next task run", got, err, after)
+	}
+	if ok, _ := st.TryLock(context.Background(), LockName); !ok {
+		t.Fatal("the pass kept its lock")
+	}
+}
