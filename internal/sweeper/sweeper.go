@@ -50,7 +50,7 @@ type Options struct {
 	// task's cursor has moved past what it was handed, so the next pass
 	// goes on after it.
 	TaskTimeout time.Duration
-	Logger *zap.Logger
+	Logger      *zap.Logger
 	// OnRemoved hears of every pass's counts (metrics).
 	OnRemoved func(what string, n int)
 	Now       func() time.Time
