@@ -4,26 +4,13 @@ import (
 	"context"
 	"crypto/ed25519"
 	"errors"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/caddyserver/certmagic"
-
 	"github.com/proofgate/proofgate/internal/didcomm"
 	"github.com/proofgate/proofgate/internal/didkey"
+	"github.com/proofgate/proofgate/internal/testenv/storagetest"
 )
-
-// countingStorage counts the reads that reach storage.
-type countingStorage struct {
-	certmagic.Storage
-	loads atomic.Int64
-}
-
-func (c *countingStorage) Load(ctx context.Context, key string) ([]byte, error) {
-	c.loads.Add(1)
-	return c.Storage.Load(ctx, key)
-}
 
 func randomVerkeys(t *testing.T, n int) []string {
 	keys := make([]string, n)
@@ -41,7 +28,7 @@ func randomVerkeys(t *testing.T, n int) []string {
 // most recipients allowed, none of them ours, costs at most
 // 2*MaxRecipientLookups storage reads, and the same keys again cost none.
 func TestEnvelopeRecipientsCostBoundedReads(t *testing.T) {
-	cs := &countingStorage{Storage: fileStorage(t)}
+	cs := &storagetest.CountingLoads{Storage: fileStorage(t)}
 	a := NewAgent(newTestService(t, cs), AgentConfig{SendTimeout: time.Second})
 	t.Cleanup(a.Close)
 
@@ -53,7 +40,7 @@ func TestEnvelopeRecipientsCostBoundedReads(t *testing.T) {
 	if _, err := a.Receive(context.Background(), env); !errors.Is(err, ErrNotForUs) {
 		t.Fatalf("Receive: %v, want ErrNotForUs", err)
 	}
-	if n := cs.loads.Load(); n > 2*MaxRecipientLookups {
+	if n := cs.Loads(); n > 2*MaxRecipientLookups {
 		t.Errorf("%d storage reads for one envelope of %d unknown recipients, want at most %d", n, len(keys), 2*MaxRecipientLookups)
 	}
 	// The keys already looked up are remembered as not ours.
@@ -61,11 +48,11 @@ func TestEnvelopeRecipientsCostBoundedReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := cs.loads.Load()
+	before := cs.Loads()
 	if _, err := a.Receive(context.Background(), env); !errors.Is(err, ErrNotForUs) {
 		t.Fatalf("Receive again: %v", err)
 	}
-	if n := cs.loads.Load() - before; n != 0 {
+	if n := cs.Loads() - before; n != 0 {
 		t.Errorf("the same unknown keys again cost %d reads, want 0 (negative cache)", n)
 	}
 }
@@ -74,7 +61,7 @@ func TestEnvelopeRecipientsCostBoundedReads(t *testing.T) {
 // comes after a few others, and an org key seen once is answered from
 // memory.
 func TestRecipientFinderFindsOurKeyAmongOthers(t *testing.T) {
-	cs := &countingStorage{Storage: fileStorage(t)}
+	cs := &storagetest.CountingLoads{Storage: fileStorage(t)}
 	s := newTestService(t, cs)
 	ctx := context.Background()
 	orgKey, err := s.OrgKey(ctx, testOrg.ID)
@@ -88,21 +75,21 @@ func TestRecipientFinderFindsOurKeyAmongOthers(t *testing.T) {
 			t.Fatal("a random key was found")
 		}
 	}
-	before := cs.loads.Load()
+	before := cs.Loads()
 	r, err := find(ctx, ours)
 	if err != nil || r.OrgID != testOrg.ID {
 		t.Fatalf("our key: %+v %v", r, err)
 	}
-	if n := cs.loads.Load() - before; n != 0 {
+	if n := cs.Loads() - before; n != 0 {
 		t.Errorf("a known org key cost %d reads", n)
 	}
 	// Past the budget, storage is not asked.
 	find = s.RecipientFinder()
-	before = cs.loads.Load()
+	before = cs.Loads()
 	for _, k := range randomVerkeys(t, 3*MaxRecipientLookups) {
 		_, _ = find(ctx, k)
 	}
-	if n := cs.loads.Load() - before; n > 2*MaxRecipientLookups {
+	if n := cs.Loads() - before; n > 2*MaxRecipientLookups {
 		t.Errorf("%d reads, want at most %d", n, 2*MaxRecipientLookups)
 	}
 

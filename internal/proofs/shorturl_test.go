@@ -9,23 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddyserver/certmagic"
 	"github.com/google/uuid"
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/store"
+	"github.com/proofgate/proofgate/internal/testenv/storagetest"
 )
-
-// loadWatch is a storage that counts its reads.
-type loadWatch struct {
-	certmagic.Storage
-	loads int
-}
-
-func (s *loadWatch) Load(ctx context.Context, key string) ([]byte, error) {
-	s.loads++
-	return s.Storage.Load(ctx, key)
-}
 
 // TestShortURLInRecord: a create given a short URL's expiry stores it in
 // the record and answers its id; the id resolves to the record's
@@ -35,7 +24,7 @@ func (s *loadWatch) Load(ctx context.Context, key string) ([]byte, error) {
 // refused without reading storage.
 func TestShortURLInRecord(t *testing.T) {
 	ctx := context.Background()
-	storage := &loadWatch{Storage: fileStorage(t)}
+	storage := &storagetest.CountingLoads{Storage: fileStorage(t)}
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	s, err := New(storage, Config{PublicURL: testPublicURL, Endpoint: testEndpoint, Label: "Default Verifier",
 		Now: func() time.Time { return now }})
@@ -115,14 +104,14 @@ func TestShortURLInRecord(t *testing.T) {
 	if _, err := s.ResolveShortURL(ctx, ShortURLID(c, uuid.New())); !errors.Is(err, backend.ErrNotFound) {
 		t.Fatalf("an unknown record: %v", err)
 	}
-	loads := storage.loads
+	loads := storage.Loads()
 	for _, id := range []string{"", "AAAAAAAAAAAAAAAA", res.ShortURLID + "A", res.ShortURLID[:21]} {
 		if _, err := s.ResolveShortURL(ctx, id); !errors.Is(err, backend.ErrNotFound) {
 			t.Errorf("ResolveShortURL(%q): %v, want ErrNotFound", id, err)
 		}
 	}
-	if storage.loads != loads {
-		t.Fatalf("ids of another length read storage %d times", storage.loads-loads)
+	if storage.Loads() != loads {
+		t.Fatalf("ids of another length read storage %d times", storage.Loads()-loads)
 	}
 }
 

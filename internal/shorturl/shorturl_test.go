@@ -10,6 +10,7 @@ import (
 	"github.com/caddyserver/certmagic"
 
 	"github.com/proofgate/proofgate/internal/store"
+	"github.com/proofgate/proofgate/internal/testenv/storagetest"
 )
 
 func TestCreateResolveExpire(t *testing.T) {
@@ -53,31 +54,20 @@ func TestCreateResolveExpire(t *testing.T) {
 	}
 }
 
-// countingStorage counts the documents read.
-type countingStorage struct {
-	certmagic.Storage
-	loads int
-}
-
-func (c *countingStorage) Load(ctx context.Context, key string) ([]byte, error) {
-	c.loads++
-	return c.Storage.Load(ctx, key)
-}
-
 // Only ids of the shape made here (16 base64url characters) cost a
 // storage read: a '.' (which storage names allow) or a '+' does not.
 func TestResolveReadsOnlyIDsItMakes(t *testing.T) {
-	st := &countingStorage{Storage: &certmagic.FileStorage{Path: t.TempDir()}}
+	st := &storagetest.CountingLoads{Storage: &certmagic.FileStorage{Path: t.TempDir()}}
 	svc := New(store.New(st, "shorturls"), time.Hour)
 	for _, id := range []string{"abcdefgh.jklmnop", "abcdefgh+jklmnop", "abcdefghijklmno", "abcdefghijklmnopq"} {
 		if _, err := svc.Resolve(context.Background(), id); !errors.Is(err, ErrNotFound) {
 			t.Errorf("%q: %v, want ErrNotFound", id, err)
 		}
 	}
-	if st.loads != 0 {
-		t.Errorf("%d storage reads for ids never made", st.loads)
+	if st.Loads() != 0 {
+		t.Errorf("%d storage reads for ids never made", st.Loads())
 	}
-	if _, err := svc.Resolve(context.Background(), "abcdefgh_jklmnop"); !errors.Is(err, ErrNotFound) || st.loads != 1 {
-		t.Errorf("an id of the right shape: %v after %d reads, want one read and ErrNotFound", err, st.loads)
+	if _, err := svc.Resolve(context.Background(), "abcdefgh_jklmnop"); !errors.Is(err, ErrNotFound) || st.Loads() != 1 {
+		t.Errorf("an id of the right shape: %v after %d reads, want one read and ErrNotFound", err, st.Loads())
 	}
 }
