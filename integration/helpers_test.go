@@ -82,6 +82,17 @@ func startCaddy(t *testing.T, extra string) (*caddytest.Tester, string) {
 	return tester, dir
 }
 
+// startSite loads a site whose proofgate block is block (its directives),
+// with a respond after it, into the in-process Caddy, on a new data
+// directory.
+func startSite(t *testing.T, block string) {
+	t.Helper()
+	tester := newTester(t)
+	tester.InitServer(globalOptions(t.TempDir())+"\n"+base+" {\n\tproofgate {\n"+block+"\n\t}\n\trespond \"passed through\" 200\n}\n", "caddyfile")
+	settle(t)
+	unloadAtEnd(t)
+}
+
 // unloadAtEnd stops the test's HTTP config (keeping the admin endpoint)
 // before its temporary directories are removed: background work such as
 // mail delivery must not write into a directory being deleted. Cleanups run

@@ -136,23 +136,14 @@ func wantNoMadeUpPage(t *testing.T, path string) {
 // comment and QR code, under the verifier's origin.)
 func TestMadeUpInvitationAgentOnly(t *testing.T) {
 	credo := openapitest.NewCredo(t, openapitest.CredoOptions{})
-	tester := newTester(t)
-	tester.InitServer(globalOptions(t.TempDir())+`
-`+base+` {
-	proofgate {
+	startSite(t, `
 		public_url `+base+`
 		backend credo credo `+credo.URL+` {
 			token `+openapitest.CredoDedicatedToken+`
 		}
 		auth {
 			api_key `+keyA+` org `+orgA+`
-		}
-	}
-	respond "passed through" 200
-}
-`, "caddyfile")
-	settle(t)
-	unloadAtEnd(t)
+		}`)
 	path := "/?oob=" + base64.RawURLEncoding.EncodeToString([]byte(madeUpInvitation))
 	wantNoMadeUpPage(t, path)
 	if r := do(t, http.MethodGet, path, "", browserAccept); string(r.body) != "passed through" {
@@ -163,23 +154,14 @@ func TestMadeUpInvitationAgentOnly(t *testing.T) {
 // Beside a local verifier on another path, the handler's public_url asks
 // the local verifiers, which hold no such invitation: 404.
 func TestMadeUpInvitationBesideLocal(t *testing.T) {
-	tester := newTester(t)
-	tester.InitServer(globalOptions(t.TempDir())+`
-`+base+` {
-	proofgate {
+	startSite(t, `
 		public_url `+base+`
 		backend local local {
 			public_url `+base+`/invite
 		}
 		auth {
 			api_key `+keyA+` org `+orgA+`
-		}
-	}
-	respond "passed through" 200
-}
-`, "caddyfile")
-	settle(t)
-	unloadAtEnd(t)
+		}`)
 	oob := base64.RawURLEncoding.EncodeToString([]byte(madeUpInvitation))
 	for _, path := range []string{"/invite?oob=" + oob, "/?oob=" + oob} {
 		wantNoMadeUpPage(t, path)
