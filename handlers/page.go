@@ -8,7 +8,6 @@ import (
 	"html/template"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/proofgate/proofgate/internal/qr"
 )
@@ -124,12 +123,5 @@ func writePage(w http.ResponseWriter, r *http.Request, status int, d pageData) {
 // wantsHTML reports whether an Accept header names text/html (browsers
 // always do; wallets and API clients do not).
 func wantsHTML(accept string) bool {
-	for part := range strings.SplitSeq(accept, ",") {
-		mt, _, _ := strings.Cut(part, ";")
-		mt = strings.TrimSpace(mt)
-		if strings.EqualFold(mt, "text/html") || strings.EqualFold(mt, "application/xhtml+xml") {
-			return true
-		}
-	}
-	return false
+	return acceptsAny(accept, "text/html", "application/xhtml+xml")
 }

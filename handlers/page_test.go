@@ -136,6 +136,7 @@ func TestWantsHTML(t *testing.T) {
 	for accept, want := range map[string]bool{
 		"text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8": true,
 		"application/json": false, "*/*": false, "": false, "TEXT/HTML": true,
+		"text/html;q=0, application/json": false, "text/html; q=0.5": true, "text/html;level=1;q=0.0": false,
 	} {
 		if wantsHTML(accept) != want {
 			t.Errorf("wantsHTML(%q) = %v", accept, !want)

@@ -90,6 +90,10 @@ func TestWantsJSON(t *testing.T) {
 		"APPLICATION/JSON":                          true,
 		"text/html,application/xhtml+xml,*/*;q=0.8": false,
 		"": false,
+		// q=0: not acceptable (RFC 9110, 12.5.1).
+		"application/json;q=0":                 false,
+		"application/json; q=0, text/html":     false,
+		"Application/JSON;charset=utf-8;q=0.1": true,
 	} {
 		if got := wantsJSON(accept); got != want {
 			t.Errorf("wantsJSON(%q) = %v, want %v", accept, got, want)

@@ -239,12 +239,4 @@ func writeInvitationJSON(w http.ResponseWriter, r *http.Request, invitation []by
 }
 
 // wantsJSON reports whether an Accept header names application/json.
-func wantsJSON(accept string) bool {
-	for part := range strings.SplitSeq(accept, ",") {
-		mt, _, _ := strings.Cut(part, ";")
-		if strings.EqualFold(strings.TrimSpace(mt), "application/json") {
-			return true
-		}
-	}
-	return false
-}
+func wantsJSON(accept string) bool { return acceptsAny(accept, "application/json") }
