@@ -50,7 +50,7 @@ func BenchmarkReceiveJSONPathBomb(b *testing.B) {
 // BenchmarkCheckSubmission: the structural check of a small, answering
 // PE presentation.
 func BenchmarkCheckSubmission(b *testing.B) {
-	pres := []byte(`{"presentation_submission":{"definition_id":"d","descriptor_map":[{"id":"x","path":"$.verifiableCredential[0]"},{"id":"y","path":"$.verifiableCredential[0]"}]},"verifiableCredential":[{"@context":["https://www.w3.org/2018/credentials/v1"],"id":"v","type":["VerifiableCredential"],"credentialSubject":{"id":"s","account":[{"active":true,"n":3,"route":"abc"}]}}],"proof":{"challenge":"c","domain":"v.example"}}`)
+	pres := []byte(`{"presentation_submission":{"definition_id":"d","descriptor_map":[{"id":"x","format":"ldp_vc","path":"$.verifiableCredential[0]"},{"id":"y","format":"ldp_vc","path":"$.verifiableCredential[0]"}]},"verifiableCredential":[{"@context":["https://www.w3.org/2018/credentials/v1"],"id":"v","type":["VerifiableCredential"],"credentialSubject":{"id":"s","account":[{"active":true,"n":3,"route":"abc"}]}}],"proof":{"challenge":"c","domain":"v.example"}}`)
 	b.ReportAllocs()
 	for b.Loop() {
 		if p := checkSubmission(fuzzDefinition, pres, "c", "v.example"); len(p) != 0 {
