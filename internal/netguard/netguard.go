@@ -115,14 +115,27 @@ var nonPublic = []netip.Prefix{
 // address instead.
 var embedsIPv4 = []netip.Prefix{
 	netip.MustParsePrefix("64:ff9b::/96"),   // NAT64 well-known prefix (RFC 6052)
-	netip.MustParsePrefix("64:ff9b:1::/48"), // local-use NAT64 (RFC 8215)
+	netip.MustParsePrefix("64:ff9b:1::/96"), // local-use NAT64 (RFC 8215) with a /96 translator
 	netip.MustParsePrefix("::/96"),          // IPv4-compatible (deprecated, RFC 4291)
 }
 
+// localNAT64 is RFC 8215's local-use prefix. Its translators may use
+// RFC 6052 prefixes of /48 to /96, which place the IPv4 address in other
+// bytes (around the u octet) than the low 32 bits; only the /96 layout is
+// read (embedsIPv4), and the rest of the prefix is refused: which IPv4
+// address it reaches depends on the translator.
+var localNAT64 = netip.MustParsePrefix("64:ff9b:1::/48")
+
 // PublicAddr reports whether ip is a public unicast address: not
 // loopback, private, link-local, multicast, unspecified, CGNAT,
-// documentation or reserved, also when IPv4 hides inside IPv6.
+// documentation or reserved, also when IPv4 hides inside IPv6. A scoped
+// address (an IPv6 zone, "%eth0") is never public: a zone names an
+// interface of this host, and netip's prefix checks take no zoned
+// address as inside any range, so every range below would pass.
 func PublicAddr(ip netip.Addr) bool {
+	if ip.Zone() != "" {
+		return false
+	}
 	ip = ip.Unmap()
 	for _, p := range embedsIPv4 {
 		if ip.Is6() && p.Contains(ip) {
@@ -130,7 +143,7 @@ func PublicAddr(ip netip.Addr) bool {
 			return PublicAddr(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
 		}
 	}
-	if !ip.IsGlobalUnicast() || ip.IsPrivate() || ip.IsLoopback() {
+	if !ip.IsGlobalUnicast() || ip.IsPrivate() || ip.IsLoopback() || localNAT64.Contains(ip) {
 		return false
 	}
 	for _, p := range nonPublic {

@@ -45,6 +45,18 @@ func TestPublicAddr(t *testing.T) {
 		{"2002:a00:1::1", false}, // 6to4
 		{"198.18.0.1", false},
 		{"2001:db8::1", false},
+		// Zoned: netip's prefix checks take none as inside any range, and
+		// the dialer hands Control the zone a URL gave ("%25eth0").
+		{"64:ff9b::a9fe:a9fe%1", false}, // NAT64 of 169.254.169.254
+		{"64:ff9b::a00:1%eth0", false},  // NAT64 of 10.0.0.1
+		{"::a00:1%1", false},            // IPv4-compatible 10.0.0.1
+		{"2002:a00:1::1%1", false},      // 6to4
+		{"fec0::1%1", false},            // site-local
+		{"2001:0:a00:1::1%1", false},    // Teredo
+		{"2606:2800:220:1:248:1893:25c8:1946%1", false},
+		// Local-use NAT64 with a /48 translator: 10.0.0.1, whose low 32
+		// bits read 8.8.8.8.
+		{"64:ff9b:1:a00:0:100:808:808", false},
 	}
 	for _, tt := range tests {
 		if got := PublicAddr(netip.MustParseAddr(tt.ip)); got != tt.want {
@@ -89,5 +101,14 @@ func TestRedirects(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusTeapot {
 		t.Fatalf("did not follow: %d", resp.StatusCode)
+	}
+}
+
+// What the dialer hands Control for a zoned endpoint is refused there.
+func TestDialControlRefusesZones(t *testing.T) {
+	for _, addr := range []string{"[64:ff9b::a9fe:a9fe%1]:80", "[::a00:1%eth0]:443"} {
+		if err := dialControl("tcp6", addr, nil); !errors.Is(err, ErrForbiddenAddress) {
+			t.Errorf("dialControl(%s) = %v, want ErrForbiddenAddress", addr, err)
+		}
 	}
 }
