@@ -207,6 +207,11 @@ func (d *Dispatcher) deliver(ctx context.Context, e outbox.Entry) error {
 		// other registrations (outbox.ErrNotMine).
 		return &outbox.Failure{Public: "endpoint-not-configured", Err: fmt.Errorf("%w: no webhook %s in this config", outbox.ErrNotMine, m.Endpoint)}
 	}
+	if ep.orgs != nil && !ep.orgs[m.OrgID] {
+		// This config's webhook at that URL does not take the event's org:
+		// the message is another site's, to be signed with its secret.
+		return &outbox.Failure{Public: "endpoint-not-configured", Err: fmt.Errorf("%w: webhook %s takes no events of org %s in this config", outbox.ErrNotMine, m.Endpoint, m.OrgID)}
+	}
 	if d.confirm != nil && m.RecordID != "" {
 		happened, err := d.confirm(ctx, m.OrgID, m.RecordID, m.State)
 		if err != nil {
