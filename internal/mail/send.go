@@ -3,13 +3,16 @@ package mail
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
+	"net/textproto"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/proofgate/proofgate/internal/netguard"
 	gomail "github.com/wneessen/go-mail"
 )
 
@@ -192,15 +195,30 @@ func classify(err error) *attemptError {
 		}
 		return &attemptError{permanent: permanent, text: text, err: err}
 	}
-	// Before MAIL FROM: connect, greeting, TLS, AUTH. The texts name the
-	// server and the reply, never the recipient.
-	return &attemptError{text: oneLine(err.Error(), 300), err: err}
+	// Before MAIL FROM: connect, greeting, TLS, AUTH.
+	return &attemptError{text: sessionText(err), err: err}
 }
 
-func oneLine(s string, limit int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > limit {
-		s = s[:limit] + "…"
+// sessionText describes a failure before MAIL FROM for the message's
+// status, which the proof record's metadata.email shows to the org's
+// callers and webhooks: what went wrong, not where. Go's errors name the
+// mail server's resolved address, the resolver, or the certificate's
+// hosts; the full error goes to the debug log.
+func sessionText(err error) string {
+	var (
+		reply   *textproto.Error
+		certErr *tls.CertificateVerificationError
+		unknown x509.UnknownAuthorityError
+		hostErr x509.HostnameError
+		invalid x509.CertificateInvalidError
+	)
+	switch {
+	case errors.As(err, &reply):
+		return "SMTP " + strconv.Itoa(reply.Code) // 535: authentication refused
+	case errors.As(err, &certErr), errors.As(err, &unknown), errors.As(err, &hostErr), errors.As(err, &invalid):
+		return "tls: the server's certificate is not trusted"
+	case strings.Contains(err.Error(), "does not support STARTTLS"):
+		return "STARTTLS required, and not offered by the server"
 	}
-	return s
+	return "connection failed: " + netguard.Category(err)
 }
