@@ -189,6 +189,10 @@ func (v *Validator) emails(arr value, c *collector) []string {
 			c.at(&p, "must be a bare e-mail address like name@example.com (no display name, no brackets)")
 			continue
 		}
+		if !atDomainName(s) {
+			c.at(&p, "must be at a domain name like example.com: not an address literal ([10.0.0.1]) nor a host of the mail server's own network (localhost)")
+			continue
+		}
 		if first, dup := seen.add(strings.ToLower(s), i); dup {
 			c.atf(&p, "duplicate of emailId[%d]", first)
 			continue
@@ -272,6 +276,18 @@ func bareAddress(s string) bool {
 	}
 	a, err := mail.ParseAddress(s)
 	return err == nil && a.Name == "" && a.Address == s
+}
+
+// atDomainName reports whether a bare address's domain is a domain name
+// with at least two labels. Invitations go through the operator's mail
+// relay, which would also deliver to an address literal (name@[10.0.0.1])
+// or to a mailbox of its own host or network (root@localhost): an API
+// caller could then reach hosts and mailboxes the operator never meant to
+// mail.
+func atDomainName(addr string) bool {
+	at := strings.LastIndexByte(addr, '@')
+	domain := addr[at+1:]
+	return !strings.HasPrefix(domain, "[") && strings.Contains(strings.TrimSuffix(domain, "."), ".")
 }
 
 // integerValue is integer for a number of a parsed body.
