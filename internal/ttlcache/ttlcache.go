@@ -48,10 +48,20 @@ func New[V any](size int, ttl, negTTL time.Duration) *Cache[V] {
 // SetClock replaces the clock (tests).
 func (c *Cache[V]) SetClock(now func() time.Time) { c.now = now }
 
+// MaxFetch bounds one fetch, whoever waits for it: a backstop, as each
+// user's fetch sets its own, shorter timeout.
+const MaxFetch = time.Minute
+
 // Get returns the cached value of key, or calls fetch once for all
-// concurrent callers and caches its result. fetch runs with a context
-// detached from any one caller's cancellation (but bounded by the
-// caller's deadline), so one impatient caller does not fail the others.
+// concurrent callers and caches its result. fetch runs with a context of
+// its own, bounded by MaxFetch and by nothing of any caller's: each
+// caller stops waiting at its own deadline, and the fetch goes on for
+// the others. Bound by the first caller's deadline, a fetch that ran out
+// of that caller's time would be remembered as the source's failure
+// (negTTL) for everyone, and every caller that joined it would share
+// that deadline: a prover could time a verification out on purpose and
+// have a status list, an issuer's DID document or an AnonCreds
+// definition read as unavailable by the next ones.
 func (c *Cache[V]) Get(ctx context.Context, key string, fetch func(context.Context) (V, error)) (V, error) {
 	if v, err, ok := c.lookup(key); ok {
 		return v, err
@@ -60,12 +70,8 @@ func (c *Cache[V]) Get(ctx context.Context, key string, fetch func(context.Conte
 		if v, err, ok := c.lookup(key); ok {
 			return v, err
 		}
-		fctx := context.WithoutCancel(ctx)
-		if dl, ok := ctx.Deadline(); ok {
-			var cancel context.CancelFunc
-			fctx, cancel = context.WithDeadline(fctx, dl)
-			defer cancel()
-		}
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), MaxFetch)
+		defer cancel()
 		v, err := fetch(fctx)
 		c.store(key, v, err)
 		return v, err
