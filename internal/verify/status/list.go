@@ -24,12 +24,10 @@ type list struct {
 
 // Check returns the status of a credential issued by issuer whose
 // credentialStatus is v. Every entry must be OK for OK; any set bit gives
-// Revoked; anything that cannot be determined gives Unknown.
+// Revoked, whatever the other entries say (one of a type not supported
+// included); anything that cannot be determined gives Unknown.
 func (c *Checker) Check(ctx context.Context, v any, issuer string) Result {
 	entries, err := parseEntries(v)
-	if errors.Is(err, ErrUnsupportedEntry) {
-		return Result{Outcome: Unknown, Detail: err.Error()}
-	}
 	if err != nil {
 		return Result{Outcome: Malformed, Detail: err.Error()}
 	}
@@ -47,6 +45,9 @@ func (c *Checker) Check(ctx context.Context, v any, issuer string) Result {
 }
 
 func (c *Checker) checkEntry(ctx context.Context, e entry, issuer string) Result {
+	if e.unsupported {
+		return Result{Outcome: Unknown, Detail: fmt.Sprintf("unsupported credentialStatus: type %.60q is not supported", e.typ)}
+	}
 	if e.size != 1 {
 		return Result{Outcome: Unknown, Detail: "status entries of more than one bit are not supported"}
 	}

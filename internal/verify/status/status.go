@@ -115,7 +115,10 @@ type Result struct {
 
 // entry is one parsed credentialStatus.
 type entry struct {
-	typ     string
+	// unsupported: a type (a string) this checker does not know; its
+	// status is unknown, and the other entries are still checked.
+	unsupported bool
+	typ         string
 	purpose string
 	index   int
 	listURL string
@@ -124,10 +127,6 @@ type entry struct {
 
 // ErrEntry means a credentialStatus we cannot read.
 var ErrEntry = errors.New("unreadable credentialStatus")
-
-// ErrUnsupportedEntry means a credentialStatus entry of a type (a string)
-// this checker does not know: its status is unknown.
-var ErrUnsupportedEntry = errors.New("unsupported credentialStatus")
 
 // parseEntries reads credentialStatus (an object or an array of them).
 func parseEntries(v any) ([]entry, error) {
@@ -158,7 +157,11 @@ func parseEntries(v any) ([]entry, error) {
 		}
 		e.typ = typ
 		if e.typ != StatusList2021Entry && e.typ != BitstringStatusListEntry {
-			return nil, fmt.Errorf("%w: type %.60q is not supported", ErrUnsupportedEntry, e.typ)
+			// Its status is unknown; a revoked entry beside it must still
+			// count, so the rest are read and checked.
+			e.unsupported = true
+			out = append(out, e)
+			continue
 		}
 		e.purpose, _ = m["statusPurpose"].(string)
 		e.listURL, _ = m["statusListCredential"].(string)
