@@ -119,10 +119,10 @@ type entry struct {
 	// status is unknown, and the other entries are still checked.
 	unsupported bool
 	typ         string
-	purpose string
-	index   int
-	listURL string
-	size    int
+	purpose     string
+	index       int
+	listURL     string
+	size        int
 }
 
 // ErrEntry means a credentialStatus we cannot read.
