@@ -22,10 +22,16 @@ type Cache[V any] struct {
 	size        int
 	now         func() time.Time
 
-	mu    sync.Mutex
-	order *list.List // front = most recently stored
-	items map[string]*list.Element
-	group singleflight.Group
+	// weigh, when set, is what a value costs (its bytes, say); the values
+	// held together cost at most maxWeight (WithBudget).
+	weigh     func(V) int64
+	maxWeight int64
+
+	mu     sync.Mutex
+	order  *list.List // front = most recently stored
+	items  map[string]*list.Element
+	weight int64 // of the values held
+	group  singleflight.Group
 }
 
 type entry[V any] struct {
@@ -33,6 +39,7 @@ type entry[V any] struct {
 	val     V
 	err     error
 	expires time.Time
+	weight  int64
 }
 
 // New returns a cache of at most size entries, each kept for ttl; failed
@@ -43,6 +50,16 @@ func New[V any](size int, ttl, negTTL time.Duration) *Cache[V] {
 		size = 1
 	}
 	return &Cache[V]{ttl: ttl, negTTL: negTTL, size: size, now: time.Now, order: list.New(), items: map[string]*list.Element{}}
+}
+
+// WithBudget bounds what the values held cost together, as weigh counts
+// it, besides their number: a cache whose values vary in size (status
+// lists of a few bytes to megabytes) is then bounded in memory, not only
+// in entries. The oldest go first; a value costing more than max alone is
+// not kept. Call it before the cache is used.
+func (c *Cache[V]) WithBudget(max int64, weigh func(V) int64) *Cache[V] {
+	c.maxWeight, c.weigh = max, weigh
+	return c
 }
 
 // SetClock replaces the clock (tests).
@@ -96,11 +113,18 @@ func (c *Cache[V]) lookup(key string) (V, error, bool) {
 	}
 	e := el.Value.(*entry[V])
 	if !c.now().Before(e.expires) {
-		c.order.Remove(el)
-		delete(c.items, key)
+		c.remove(el)
 		return zero, nil, false
 	}
 	return e.val, e.err, true
+}
+
+// remove drops an element; c.mu is held.
+func (c *Cache[V]) remove(el *list.Element) {
+	e := el.Value.(*entry[V])
+	c.order.Remove(el)
+	delete(c.items, e.key)
+	c.weight -= e.weight
 }
 
 func (c *Cache[V]) store(key string, v V, err error) {
@@ -111,16 +135,21 @@ func (c *Cache[V]) store(key string, v V, err error) {
 	if ttl <= 0 {
 		return
 	}
+	var w int64
+	if c.weigh != nil && err == nil {
+		if w = c.weigh(v); w > c.maxWeight {
+			return // alone past the budget: not kept
+		}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.items[key]; ok {
-		c.order.Remove(el)
+		c.remove(el)
 	}
-	c.items[key] = c.order.PushFront(&entry[V]{key: key, val: v, err: err, expires: c.now().Add(ttl)})
-	for c.order.Len() > c.size {
-		oldest := c.order.Back()
-		c.order.Remove(oldest)
-		delete(c.items, oldest.Value.(*entry[V]).key)
+	c.items[key] = c.order.PushFront(&entry[V]{key: key, val: v, err: err, expires: c.now().Add(ttl), weight: w})
+	c.weight += w
+	for c.order.Len() > c.size || (c.weigh != nil && c.weight > c.maxWeight) {
+		c.remove(c.order.Back())
 	}
 }
 
@@ -139,8 +168,7 @@ func (c *Cache[V]) Delete(key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.items[key]; ok {
-		c.order.Remove(el)
-		delete(c.items, key)
+		c.remove(el)
 	}
 }
 

@@ -60,9 +60,14 @@ type Options struct {
 	MaxSize int64
 	MaxBits int
 	// CacheTTL keeps verified lists (default 5 min); failures are kept
-	// for a tenth of it. CacheSize bounds them (default 200).
-	CacheTTL  time.Duration
-	CacheSize int
+	// for a tenth of it. CacheSize bounds them (default 200), and
+	// CacheBytes their bitstrings together (default 32 MiB): a list of
+	// a few KiB of gzip can inflate to MaxBits, and 200 such lists, which
+	// anyone who self-issues credentials can have fetched, would hold
+	// 800 MiB.
+	CacheTTL   time.Duration
+	CacheSize  int
+	CacheBytes int64
 	// Client replaces the guarded client (tests with a TLS test server).
 	Client *http.Client
 	// Now is the clock (tests).
@@ -94,6 +99,9 @@ func New(o Options, lv ListVerifier) *Checker {
 	if o.CacheSize <= 0 {
 		o.CacheSize = 200
 	}
+	if o.CacheBytes <= 0 {
+		o.CacheBytes = 32 << 20
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -101,7 +109,9 @@ func New(o Options, lv ListVerifier) *Checker {
 	if client == nil {
 		client = netguard.Client(netguard.Options{AllowPrivate: o.AllowPrivate, Timeout: o.Timeout})
 	}
-	c := &Checker{o: o, client: client, lists: lv, cache: ttlcache.New[*list](o.CacheSize, o.CacheTTL, o.CacheTTL/10)}
+	cache := ttlcache.New[*list](o.CacheSize, o.CacheTTL, o.CacheTTL/10).
+		WithBudget(o.CacheBytes, func(l *list) int64 { return int64(len(l.bits)) })
+	c := &Checker{o: o, client: client, lists: lv, cache: cache}
 	return c
 }
 
