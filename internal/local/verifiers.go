@@ -33,7 +33,7 @@ func (l *Local) verifiers(logger *zap.Logger) (verify.Set, error) {
 		return nil, err
 	}
 	indy := anoncreds.FormatVerifier{V: &anoncreds.Verifier{
-		Resolver:                  anonRegistry,
+		Resolver:                  anonRegistry.WithLogger(logger),
 		AcceptUncheckedRevocation: l.AnonCredsRegistry.AcceptUncheckedRevocation(),
 	}}
 	return verify.NewSet(pe, indy), nil

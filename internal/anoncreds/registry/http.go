@@ -58,10 +58,20 @@ func (h *HTTP) Fetch(ctx context.Context, kind Kind, id string) ([]byte, error) 
 	case status == http.StatusNotFound || status == http.StatusGone:
 		return nil, fmt.Errorf("%s %s: %w", kind, id, anoncreds.ErrUnknown)
 	case status != http.StatusOK:
-		return nil, fmt.Errorf("%s %s: HTTP %d", kind, id, status)
+		return nil, &statusError{kind: kind, id: id, code: status}
 	}
 	return unwrap(kind, body)
 }
+
+// statusError is a source's answer with a status that is neither the
+// document nor "unknown".
+type statusError struct {
+	kind Kind
+	id   string
+	code int
+}
+
+func (e *statusError) Error() string { return fmt.Sprintf("%s %s: HTTP %d", e.kind, e.id, e.code) }
 
 // get fetches a URL with a bounded body and time.
 func get(ctx context.Context, client *http.Client, u string, header http.Header) ([]byte, int, error) {
@@ -81,12 +91,12 @@ func get(ctx context.Context, client *http.Client, u string, header http.Header)
 		if errors.As(err, &ue) {
 			err = ue.Err // the URL may carry the id; say what failed
 		}
-		return nil, 0, fmt.Errorf("request failed: %v", err)
+		return nil, 0, fmt.Errorf("request failed: %w", err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxDocument+1))
 	if err != nil {
-		return nil, 0, fmt.Errorf("reading the answer: %v", err)
+		return nil, 0, fmt.Errorf("reading the answer: %w", err)
 	}
 	if len(body) > maxDocument {
 		return nil, 0, fmt.Errorf("answer larger than %d bytes", maxDocument)
@@ -157,7 +167,7 @@ func (a *Agent) Fetch(ctx context.Context, kind Kind, id string) ([]byte, error)
 		case status == http.StatusNotFound:
 			continue
 		default:
-			return nil, fmt.Errorf("%s %s: HTTP %d", kind, id, status)
+			return nil, &statusError{kind: kind, id: id, code: status}
 		}
 	}
 	return nil, fmt.Errorf("%s %s: %w", kind, id, anoncreds.ErrUnknown)

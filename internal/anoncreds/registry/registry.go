@@ -7,10 +7,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/proofgate/proofgate/internal/anoncreds"
+	"github.com/proofgate/proofgate/internal/netguard"
 	"github.com/proofgate/proofgate/internal/ttlcache"
+	"go.uber.org/zap"
 )
 
 // Kind is what is looked up.
@@ -49,6 +53,17 @@ const (
 type Registry struct {
 	sources []Source
 	cache   *ttlcache.Cache[any] // *anoncreds.Schema or *anoncreds.CredentialDefinition
+	logger  *zap.Logger
+}
+
+// WithLogger makes the registry log why its sources could not answer: the
+// error a lookup returns ends in the record's errorMessage, which the
+// org's callers read, so it names no source, URL or address.
+func (r *Registry) WithLogger(l *zap.Logger) *Registry {
+	if l != nil {
+		r.logger = l.Named("anoncreds_registry")
+	}
+	return r
 }
 
 // New returns a registry asking sources in order and caching for ttl
@@ -58,7 +73,7 @@ func New(ttl time.Duration, sources ...Source) *Registry {
 	if ttl <= 0 {
 		ttl = DefaultTTL
 	}
-	return &Registry{sources: sources, cache: ttlcache.New[any](maxEntries, ttl, min(negativeTTL, ttl))}
+	return &Registry{sources: sources, cache: ttlcache.New[any](maxEntries, ttl, min(negativeTTL, ttl)), logger: zap.NewNop()}
 }
 
 var _ anoncreds.Resolver = (*Registry)(nil)
@@ -87,6 +102,7 @@ func (r *Registry) lookup(ctx context.Context, kind Kind, id string, parse func(
 	}
 	return r.cache.Get(ctx, string(kind)+"\x00"+id, func(ctx context.Context) (any, error) {
 		var failures []error
+		var public []string // what the record may say of each: no source, URL or address
 		for _, src := range r.sources {
 			doc, err := src.Fetch(ctx, kind, id)
 			if errors.Is(err, anoncreds.ErrUnknown) {
@@ -94,20 +110,34 @@ func (r *Registry) lookup(ctx context.Context, kind Kind, id string, parse func(
 			}
 			if err != nil {
 				failures = append(failures, fmt.Errorf("%s: %v", src.Name(), err))
+				public = append(public, publicReason(err))
 				continue
 			}
 			v, err := parse(doc)
 			if err != nil {
 				failures = append(failures, fmt.Errorf("%s: %v", src.Name(), err))
+				public = append(public, "unusable document")
 				continue
 			}
 			return v, nil
 		}
 		if len(failures) > 0 {
-			return nil, fmt.Errorf("%s %s: %w", kind, id, errors.Join(failures...))
+			r.logger.Warn("no AnonCreds registry source could answer", zap.String("kind", string(kind)),
+				zap.String("id", id), zap.Error(errors.Join(failures...)))
+			return nil, fmt.Errorf("%s %s: no source could answer (%s; the log says more)", kind, id, strings.Join(public, ", "))
 		}
 		return nil, fmt.Errorf("%s %s: %w", kind, id, anoncreds.ErrUnknown)
 	})
+}
+
+// publicReason says what went wrong with a source's answer, for the
+// record: the status of an answer, or the kind of network failure.
+func publicReason(err error) string {
+	var se *statusError
+	if errors.As(err, &se) {
+		return "HTTP " + strconv.Itoa(se.code)
+	}
+	return netguard.Category(err)
 }
 
 // checkID refuses ids no registry uses: empty, overlong, with control
