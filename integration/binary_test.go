@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -49,14 +50,23 @@ func caddyBinary(t *testing.T) string {
 	return binary
 }
 
-func freePort(t *testing.T) int {
+// freePort returns a free TCP port on loopback other than those in
+// avoid: the kernel may hand out a port again once its listener is
+// closed, and two of a test's servers on one port answer each other's
+// requests (a create that reached the admin endpoint, 404).
+func freePort(t *testing.T, avoid ...int) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if !slices.Contains(avoid, port) {
+			return port
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // exampleServer is the built binary running examples/Caddyfile.
@@ -80,7 +90,7 @@ func runExample(t *testing.T, port int, env ...string) *exampleServer {
 // runExampleFile is runExample with another example Caddyfile.
 func runExampleFile(t *testing.T, file string, port int, env ...string) *exampleServer {
 	t.Helper()
-	admin := freePort(t)
+	admin := freePort(t, port)
 	home := t.TempDir()
 	cmd := exec.Command(caddyBinary(t), "run", "--config", file, "--adapter", "caddyfile")
 	cmd.Env = append(os.Environ(),
@@ -235,7 +245,8 @@ func TestSecondProcessOnOneDataDirIsRefused(t *testing.T) {
 	data := t.TempDir()
 	runExample(t, freePort(t), "PROOFGATE_DATA="+data)
 
-	port, admin, home := freePort(t), freePort(t), t.TempDir()
+	port := freePort(t)
+	admin, home := freePort(t, port), t.TempDir()
 	cmd := exec.Command(caddyBinary(t), "run", "--config", "../examples/Caddyfile", "--adapter", "caddyfile")
 	cmd.Env = append(os.Environ(), "CADDY_ADMIN=127.0.0.1:"+fmt.Sprint(admin),
 		"HOME="+home, "XDG_CONFIG_HOME="+home, "XDG_DATA_HOME="+home, "PROOFGATE_DATA="+data,

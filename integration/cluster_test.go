@@ -68,7 +68,8 @@ func startCluster(t *testing.T, n int, smtpAddr string) ([]*clusterNode, string)
 	}
 	var nodes []*clusterNode
 	for range n {
-		port, admin, home := freePort(t), freePort(t), t.TempDir()
+		port := freePort(t)
+		admin, home := freePort(t, port), t.TempDir()
 		cmd := exec.Command(bin, "run", "--config", cfg, "--adapter", "caddyfile")
 		cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "XDG_DATA_HOME="+home,
 			fmt.Sprintf("PORT=%d", port), fmt.Sprintf("ADMIN_PORT=%d", admin), "DATA="+data, "SMTP="+smtpAddr,
