@@ -118,6 +118,17 @@ func (v *Verifier) judgeCredential(ctx context.Context, c any) (verify.Credentia
 		sc  *signedCredential
 		err error
 	)
+	if claimed := claimedIssuer(c); claimed != "" && !trusted(v.o.TrustedIssuers, claimed) {
+		// Off the trust list, it fails whatever its proof says: its key
+		// is not resolved, so a did:web the prover names is not fetched
+		// for a credential that cannot pass.
+		if m, ok := c.(map[string]any); ok {
+			cv.ID = verify.Truncate(idOf(m["id"]), 200)
+		}
+		cv.Issuer = verify.Truncate(claimed, 200)
+		cv.Signature, cv.Reason = verify.Unchecked, verify.ReasonUntrustedIssuer
+		return cv, nil
+	}
 	switch x := c.(type) {
 	case map[string]any:
 		cv.ID = verify.Truncate(idOf(x["id"]), 200)

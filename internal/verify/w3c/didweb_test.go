@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/proofgate/proofgate/internal/did"
@@ -23,7 +24,9 @@ func TestDIDWebIssuer(t *testing.T) {
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	mb, _ := did.EncodeMultikey(&key.PublicKey)
 	var issuerDID string
+	var fetches atomic.Int64
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetches.Add(1)
 		switch r.URL.Path {
 		case "/issuers/1/did.json":
 			fmt.Fprintf(w, `{"id": %q, "verificationMethod": [{"id": "#key-1", "type": "Multikey", "controller": %q, "publicKeyMultibase": %q}], "assertionMethod": ["#key-1"]}`, issuerDID, issuerDID, mb)
@@ -76,9 +79,16 @@ func TestDIDWebIssuer(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			v := newTestVerifier(t, Options{TrustedIssuers: tt.trusted}, Env{HTTPClient: srv.Client()})
-			got, err := v.Verify(context.Background(), present(tt.issuer, tt.method))
+			in := present(tt.issuer, tt.method)
+			before := fetches.Load()
+			got, err := v.Verify(context.Background(), in)
 			if err != nil || got.Reason != tt.reason || got.Verified != (tt.reason == "") {
 				t.Fatalf("verdict %+v %v, want %q", got, err, tt.reason)
+			}
+			// An issuer off the trust list is refused before its key is
+			// resolved: its did:web is not fetched.
+			if n := fetches.Load() - before; tt.reason == verify.ReasonUntrustedIssuer && (n != 0 || got.Credentials[0].Signature != verify.Unchecked) {
+				t.Fatalf("an untrusted issuer: %d fetches, signature %q; want none, %q", n, got.Credentials[0].Signature, verify.Unchecked)
 			}
 		})
 	}

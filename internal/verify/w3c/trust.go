@@ -4,7 +4,10 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/go-jose/go-jose/v4/jwt"
+
 	"github.com/proofgate/proofgate/internal/did"
+	"github.com/proofgate/proofgate/internal/verify/jwtvc"
 )
 
 // checkTrustPattern accepts a DID, or a did:web pattern with a leading
@@ -59,4 +62,35 @@ func matchTrust(pattern, issuer string) bool {
 		return strings.HasPrefix(rest, pHost+":")
 	}
 	return iHost == pHost
+}
+
+// claimedIssuer is the issuer a credential claims, read before its proof
+// is checked ("" when it cannot be read): the issuer of a JSON-LD
+// credential, or a JWT's iss (else its vc.issuer), decoded unverified.
+// Only a refusal is based on it (an issuer off the trust list); a
+// credential is trusted only on the issuer its proof verified.
+func claimedIssuer(c any) string {
+	switch x := c.(type) {
+	case map[string]any:
+		return idOf(x["issuer"])
+	case string:
+		tok, err := jwt.ParseSigned(x, jwtvc.Algorithms)
+		if err != nil {
+			return ""
+		}
+		var claims struct {
+			Issuer string `json:"iss"`
+			VC     struct {
+				Issuer any `json:"issuer"`
+			} `json:"vc"`
+		}
+		if tok.UnsafeClaimsWithoutVerification(&claims) != nil {
+			return ""
+		}
+		if claims.Issuer != "" {
+			return claims.Issuer
+		}
+		return idOf(claims.VC.Issuer)
+	}
+	return ""
 }
