@@ -109,6 +109,17 @@ func RecordIDForKey(pub ed25519.PublicKey) uuid.UUID {
 	return u
 }
 
+// RecordIDForInvitationID maps an invitation's @id (a message's
+// ~thread.pthid) to the record id; ok is false when it cannot be one of
+// ours.
+func RecordIDForInvitationID(pthid string) (string, bool) {
+	u, ok := ParseID(pthid)
+	if !ok {
+		return "", false
+	}
+	return RecordIDForInvitation(u).String(), true
+}
+
 // RecordIDForThreadID maps a message's ~thread.thid to the record id; ok
 // is false when thid cannot be one of ours.
 func RecordIDForThreadID(thid string) (string, bool) {

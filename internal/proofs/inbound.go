@@ -112,10 +112,18 @@ func (a *Agent) Receive(ctx context.Context, envelope []byte) (Received, error) 
 	if !ok {
 		return Received{}, fmt.Errorf("%w: @type %q", ErrUnsupported, msg.Type)
 	}
-	if msg.Thread == nil || msg.Thread.ThID == "" {
+	var recordID string
+	switch {
+	case msg.Thread != nil && msg.Thread.ThID != "":
+		recordID, ok = RecordIDForThreadID(msg.Thread.ThID)
+	case msg.Thread != nil && msg.Thread.PThID != "" && mt.Name == "problem-report":
+		// A wallet that declines the invitation itself answers on the
+		// invitation's thread: a problem report with ~thread.pthid alone
+		// (RFC 0434). It is checked as any message of the record is.
+		recordID, ok = RecordIDForInvitationID(msg.Thread.PThID)
+	default:
 		return Received{}, fmt.Errorf("%w: no ~thread.thid", ErrUnknownThread)
 	}
-	recordID, ok := RecordIDForThreadID(msg.Thread.ThID)
 	if !ok {
 		return Received{}, ErrUnknownThread
 	}

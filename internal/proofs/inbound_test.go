@@ -247,11 +247,13 @@ func TestReceiveProblemReport(t *testing.T) {
 		typ         string
 		description any
 		want        string
+		pthidOnly   bool // a decline of the invitation itself (RFC 0434)
 	}{
-		{"present-proof 2.0", "https://didcomm.org/present-proof/2.0/problem-report", map[string]any{"code": "abandoned", "en": "user declined"}, "problem report from the prover: abandoned: user declined"},
-		{"notification 1.0", "https://didcomm.org/notification/1.0/problem-report", map[string]any{"code": "request_not_accepted"}, "problem report from the prover: request_not_accepted"},
-		{"legacy type", "did:sov:BzCbsNYhMrjHiqZDTUASHg;spec/present-proof/2.0/problem-report", map[string]any{"en": "no credential"}, "problem report from the prover: no credential"},
-		{"no description", "https://didcomm.org/present-proof/2.0/problem-report", nil, "problem report without a description"},
+		{"present-proof 2.0", "https://didcomm.org/present-proof/2.0/problem-report", map[string]any{"code": "abandoned", "en": "user declined"}, "problem report from the prover: abandoned: user declined", false},
+		{"notification 1.0", "https://didcomm.org/notification/1.0/problem-report", map[string]any{"code": "request_not_accepted"}, "problem report from the prover: request_not_accepted", false},
+		{"legacy type", "did:sov:BzCbsNYhMrjHiqZDTUASHg;spec/present-proof/2.0/problem-report", map[string]any{"en": "no credential"}, "problem report from the prover: no credential", false},
+		{"no description", "https://didcomm.org/present-proof/2.0/problem-report", nil, "problem report without a description", false},
+		{"invitation declined (pthid alone)", "https://didcomm.org/report-problem/1.0/problem-report", map[string]any{"code": "request_not_accepted"}, "problem report from the prover: request_not_accepted", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -263,7 +265,11 @@ func TestReceiveProblemReport(t *testing.T) {
 				t.Fatal(err)
 			}
 			inv := w.ReadInvitation(res.InvitationURL)
-			msg := map[string]any{"@type": tt.typ, "@id": uuid.NewString(), "~thread": map[string]any{"thid": inv.ThreadID, "pthid": inv.ParentThreadID}}
+			thread := map[string]any{"thid": inv.ThreadID, "pthid": inv.ParentThreadID}
+			if tt.pthidOnly {
+				delete(thread, "thid")
+			}
+			msg := map[string]any{"@type": tt.typ, "@id": uuid.NewString(), "~thread": thread}
 			if tt.description != nil {
 				msg["description"] = tt.description
 			}
@@ -365,6 +371,11 @@ func TestReceiveRejects(t *testing.T) {
 		{"thread not a uuid", w.Pack(inv, with("~thread", map[string]any{"thid": "abc"}), false), ErrUnknownThread},
 		{"no thread", w.Pack(inv, with("~thread", nil), false), ErrUnknownThread},
 		{"wrong pthid", w.Pack(inv, with("~thread", map[string]any{"thid": inv.ThreadID, "pthid": uuid.NewString()}), false), ErrUnknownThread},
+		// pthid alone is taken from a problem report only (a decline of
+		// the invitation), and only for the key's own records.
+		{"presentation with pthid alone", w.Pack(inv, with("~thread", map[string]any{"pthid": inv.ParentThreadID}), false), ErrUnknownThread},
+		{"decline, record key, another record", w.Pack(inv2, map[string]any{"@type": "https://didcomm.org/report-problem/1.0/problem-report", "@id": uuid.NewString(), "~thread": map[string]any{"pthid": inv.ParentThreadID}}, true), ErrUnknownThread},
+		{"decline, org key, another org's record", w.Pack(inv, map[string]any{"@type": "https://didcomm.org/report-problem/1.0/problem-report", "@id": uuid.NewString(), "~thread": map[string]any{"pthid": inv3.ParentThreadID}}, true), ErrUnknownThread},
 		{"org key, record with its own key", w.Pack(inv, onThread(inv2), false), ErrUnknownThread},
 		{"record key, another record", w.Pack(inv2, onThread(inv), false), ErrUnknownThread},
 		{"org key, another org's record", w.Pack(inv, onThread(inv3), false), ErrUnknownThread},
