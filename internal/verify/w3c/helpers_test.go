@@ -141,6 +141,13 @@ func jwtDate(t time.Time) *jwt.NumericDate { return jwt.NewNumericDate(t) }
 // that revokes it. The server closes with the test.
 func revokedCredential(t *testing.T, issuer, holder party) (cred map[string]any, srv *httptest.Server) {
 	t.Helper()
+	return revokedCredentialServed(t, issuer, holder, nil)
+}
+
+// revokedCredentialServed is revokedCredential whose list host calls
+// before (when set) ahead of each answer: a slow moment, say.
+func revokedCredentialServed(t *testing.T, issuer, holder party, before func()) (cred map[string]any, srv *httptest.Server) {
+	t.Helper()
 	bits := make([]byte, 16384)
 	bits[0] = 0x80 >> 5 // index 5
 	var gz bytes.Buffer
@@ -148,7 +155,12 @@ func revokedCredential(t *testing.T, issuer, holder party) (cred map[string]any,
 	_, _ = zw.Write(bits)
 	_ = zw.Close()
 	var listRaw []byte
-	srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(listRaw) }))
+	srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if before != nil {
+			before()
+		}
+		_, _ = w.Write(listRaw)
+	}))
 	t.Cleanup(srv.Close)
 	list := issuer.sign(t, map[string]any{
 		"@context":     []any{"https://www.w3.org/2018/credentials/v1", "https://w3id.org/vc/status-list/2021/v1"},
