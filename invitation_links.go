@@ -76,16 +76,24 @@ func (h *Handler) provisionInvitationLinks(backends []backend.Backend, publicURL
 }
 
 // anyLocal asks each local verifier in turn about an invitation: the
-// first that holds it answers.
+// first that holds it answers. One that fails does not stop the others;
+// its error is the answer only when none holds it.
 type anyLocal []handlers.InvitationStater
 
 // InvitationState implements handlers.InvitationStater.
 func (a anyLocal) InvitationState(ctx context.Context, invitationID string) (string, json.RawMessage, error) {
+	var failed error
 	for _, s := range a {
 		state, inv, err := s.InvitationState(ctx, invitationID)
-		if !errors.Is(err, backend.ErrNotFound) {
-			return state, inv, err
+		switch {
+		case err == nil:
+			return state, inv, nil
+		case !errors.Is(err, backend.ErrNotFound) && failed == nil:
+			failed = err
 		}
+	}
+	if failed != nil {
+		return "", nil, failed
 	}
 	return "", nil, backend.ErrNotFound
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -140,6 +141,28 @@ func TestWantsHTML(t *testing.T) {
 	} {
 		if wantsHTML(accept) != want {
 			t.Errorf("wantsHTML(%q) = %v", accept, !want)
+		}
+	}
+}
+
+// failingStates is a verifier whose storage fails.
+type failingStates struct{}
+
+func (failingStates) InvitationState(context.Context, string) (string, json.RawMessage, error) {
+	return "", nil, errors.Join(backend.ErrUnavailable, errors.New("storage: i/o timeout"))
+}
+
+// A link whose invitation no verifier could vouch for (storage failing)
+// is not shown: 503, not the link's own label.
+func TestMadeUpLinkWhileStorageFails(t *testing.T) {
+	const inv = `{"@type":"https://didcomm.org/out-of-band/1.1/invitation","@id":"x","label":"Your Bank (official)"}`
+	for _, accept := range []string{"text/html", "application/json"} {
+		r := httptest.NewRequest(http.MethodGet, "https://verifier.example.com/?oob="+oobParam(inv), nil)
+		r.Header.Set("Accept", accept)
+		w := httptest.NewRecorder()
+		(&Gateway{Logger: zap.NewNop()}).ServeInvitationLink(w, r, "https://verifier.example.com", failingStates{})
+		if w.Code != http.StatusServiceUnavailable || strings.Contains(w.Body.String(), "Your Bank") {
+			t.Errorf("%s: %d %s; want 503 without the link's label", accept, w.Code, w.Body)
 		}
 	}
 }

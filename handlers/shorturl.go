@@ -180,6 +180,19 @@ func (g *Gateway) ServeInvitationLink(w http.ResponseWriter, r *http.Request, ba
 	if states != nil {
 		state, err = invitationState(r.Context(), states, info.ID, invitation)
 	}
+	if err != nil && !errors.Is(err, backend.ErrNotFound) {
+		// The link carries its invitation, which anyone can write: one
+		// no verifier could vouch for is not shown (a short URL's comes
+		// from storage, and is).
+		g.Logger.Warn("looking up the record of an invitation", zap.String("invitation_id", info.ID), zap.Error(err))
+		if asJSON {
+			writeError(w, http.StatusServiceUnavailable, "the invitation cannot be looked up right now; try again")
+			return
+		}
+		writeProblemPage(w, r, http.StatusServiceUnavailable, "Invitation not available",
+			"The verifier cannot look this invitation up right now. Try again in a moment.")
+		return
+	}
 	if g.invitationClosed(w, r, info.ID, state, err, asJSON) {
 		return
 	}
