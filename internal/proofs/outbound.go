@@ -257,6 +257,10 @@ func (a *Agent) reportProblem(ctx context.Context, doc *Doc, explanation string)
 		defer a.wg.Done()
 		out := a.deliver(ctx, doc, msg)
 		countDelivery("problem-report", out)
-		_ = a.svc.SetMetadata(ctx, doc.Record.ID, MetadataProblemReport, out)
+		// Bounded, as an ack's outcome is: a record lock that is never
+		// released must not hold this goroutine, and Close behind it.
+		mctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		_ = a.svc.SetMetadata(mctx, doc.Record.ID, MetadataProblemReport, out)
 	}()
 }

@@ -97,10 +97,13 @@ func (s *Service) SweepTask() sweeper.Task {
 					counts["invitations_expired"]++
 				}
 			case s.retentionOver(doc, now):
-				if err := s.deleteFinished(ctx, u.String(), now); err != nil {
+				deleted, err := s.deleteFinished(ctx, u.String(), now)
+				if err != nil {
 					return counts, err
 				}
-				counts["records"]++
+				if deleted {
+					counts["records"]++
+				}
 			}
 		}
 		return counts, nil
@@ -135,20 +138,27 @@ func (s *Service) retentionOver(doc *Doc, now time.Time) bool {
 
 // deleteFinished deletes a record under its lock, checking again that it
 // is finished and past its retention (an outcome noted since may have
-// renewed it).
-func (s *Service) deleteFinished(ctx context.Context, id string, now time.Time) error {
-	unlock := recordLocks.lock(id)
+// renewed it), and reports whether it did. A record whose lock is held
+// longer than sweepLockWait is left to a later pass.
+func (s *Service) deleteFinished(ctx context.Context, id string, now time.Time) (bool, error) {
+	unlock, ok := recordLocks.lockWithin(ctx, id, sweepLockWait)
+	if !ok {
+		return false, nil
+	}
 	defer unlock()
 	u, _ := ParseID(id)
 	doc, err := s.loadSealed(ctx, u)
 	if errors.Is(err, backend.ErrNotFound) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	if !s.retentionOver(doc, now) {
-		return nil
+		return false, nil
 	}
-	return s.records.Delete(ctx, id)
+	if err := s.records.Delete(ctx, id); err != nil {
+		return false, err
+	}
+	return true, nil
 }

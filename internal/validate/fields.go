@@ -284,10 +284,18 @@ func bareAddress(s string) bool {
 // or to a mailbox of its own host or network (root@localhost): an API
 // caller could then reach hosts and mailboxes the operator never meant to
 // mail.
+// A top-level label is never all digits (RFC 1123 2.1, RFC 3696 2), so
+// a domain whose last label is (root@10.0.0.1, written without brackets)
+// is an IP address, which relays resolve as one.
 func atDomainName(addr string) bool {
 	at := strings.LastIndexByte(addr, '@')
-	domain := addr[at+1:]
-	return !strings.HasPrefix(domain, "[") && strings.Contains(strings.TrimSuffix(domain, "."), ".")
+	domain := strings.TrimSuffix(addr[at+1:], ".")
+	dot := strings.LastIndexByte(domain, '.')
+	if strings.HasPrefix(domain, "[") || dot < 0 {
+		return false
+	}
+	tld := domain[dot+1:]
+	return strings.Trim(tld, "0123456789") != ""
 }
 
 // integerValue is integer for a number of a parsed body.

@@ -246,6 +246,7 @@ func TestRules(t *testing.T) {
 		{"emails header injection", "indy", indyBody, []edit{set("emailId", raw(`["alice@example.com\r\nBcc: eve@example.com"]`))}, []string{"emailId[0]: must be a bare e-mail address like name@example.com (no display name, no brackets)"}},
 		{"emails not address", "indy", indyBody, []edit{set("emailId", raw(`["alice"]`))}, []string{"emailId[0]: must be a bare e-mail address like name@example.com (no display name, no brackets)"}},
 		{"emails address literal", "indy", indyBody, []edit{set("emailId", raw(`["root@[10.0.0.1]"]`))}, []string{"emailId[0]: must be at a domain name like example.com: not an address literal ([10.0.0.1]) nor a host of the mail server's own network (localhost)"}},
+		{"emails IPv4 without brackets", "indy", indyBody, []edit{set("emailId", raw(`["root@10.0.0.1"]`))}, []string{"emailId[0]: must be at a domain name like example.com: not an address literal ([10.0.0.1]) nor a host of the mail server's own network (localhost)"}},
 		{"emails single-label host", "indy", indyBody, []edit{set("emailId", raw(`["root@localhost"]`))}, []string{"emailId[0]: must be at a domain name like example.com: not an address literal ([10.0.0.1]) nor a host of the mail server's own network (localhost)"}},
 		{"emails too long", "indy", indyBody, []edit{set("emailId", []any{long(251) + "@b.c"})}, []string{"emailId[0]: must be a bare e-mail address like name@example.com (no display name, no brackets)"}},
 		{"emails not string", "indy", indyBody, []edit{set("emailId", raw(`[1]`))}, []string{"emailId[0]: must be a string"}},
