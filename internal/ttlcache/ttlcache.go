@@ -83,6 +83,10 @@ func (c *Cache[V]) Get(ctx context.Context, key string, fetch func(context.Conte
 	if v, err, ok := c.lookup(key); ok {
 		return v, err
 	}
+	if err := ctx.Err(); err != nil {
+		var zero V
+		return zero, err // nobody waits: no fetch starts
+	}
 	ch := c.group.DoChan(key, func() (any, error) {
 		if v, err, ok := c.lookup(key); ok {
 			return v, err

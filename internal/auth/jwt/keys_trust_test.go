@@ -2,6 +2,8 @@ package jwt
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
@@ -141,5 +143,18 @@ func TestKeyFileWeakRSARefused(t *testing.T) {
 		if _, err := parseKeyFile([]byte(data)); err == nil || !strings.Contains(err.Error(), "2048") {
 			t.Errorf("%s key file with a 1024-bit RSA key: %v, want a refusal naming 2048 bits", name, err)
 		}
+	}
+}
+
+// A key file holding a private key marked for encryption is refused as
+// well: published private material, whatever its use.
+func TestKeyFileEncPrivateKeyRefused(t *testing.T) {
+	sig, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	enc, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	pub, _ := json.Marshal(jose.JSONWebKey{Key: &sig.PublicKey, KeyID: "sig", Use: "sig", Algorithm: "ES256"})
+	priv, _ := json.Marshal(jose.JSONWebKey{Key: enc, KeyID: "enc", Use: "enc"})
+	doc := []byte(`{"keys":[` + string(pub) + `,` + string(priv) + `]}`)
+	if _, err := parseKeyFile(doc); err == nil {
+		t.Error("a key_file holding a private (encryption) key loaded; it was refused before")
 	}
 }

@@ -62,6 +62,13 @@ func parseJWKS(data []byte) (*keySet, error) {
 // and is never taken. Symmetric ("oct") keys are never taken, so an HMAC
 // token can never be checked against key material that was published.
 func (s *keySet) add(k jose.JSONWebKey) {
+	switch k.Key.(type) {
+	case *rsa.PrivateKey, *ecdsa.PrivateKey, ed25519.PrivateKey:
+		// Published private key material, whatever its use: compromised.
+		s.private++
+		s.skipped++
+		return
+	}
 	if k.Use != "" && k.Use != "sig" {
 		s.skipped++
 		return
@@ -74,10 +81,6 @@ func (s *keySet) add(k jose.JSONWebKey) {
 			return
 		}
 	case *ecdsa.PublicKey, ed25519.PublicKey:
-	case *rsa.PrivateKey, *ecdsa.PrivateKey, ed25519.PrivateKey:
-		s.private++
-		s.skipped++
-		return
 	default:
 		s.skipped++
 		return
