@@ -53,9 +53,9 @@ func (l *Log) maybeCompact() {
 // leaves entries held twice, never lost; an entry forgotten within the
 // merged documents is dropped, its tombstone kept (another document may
 // hold the entry too), and so is an entry past the retention. A tombstone
-// past the retention is dropped: its entry, created before it, has
-// expired wherever it is held. (Tombstones keep their own times through
-// compactions; a segment's name is when it was written.)
+// past tombstoneCutoff is dropped: no document that could hold its entry
+// is left. (Tombstones keep their own times through compactions; a
+// segment's name is when it was written.)
 func (l *Log) compact(ctx context.Context) error {
 	keys, err := l.list(ctx)
 	if err != nil {
@@ -86,7 +86,7 @@ func (l *Log) compact(ctx context.Context) error {
 	}
 	cutoff := l.idx.cutoff(now)
 	owners := unexpired(dedupe(merged.Owners, tombstones), cutoff)
-	kept := liveTombstones(tombstones, cutoff)
+	kept := liveTombstones(tombstones, l.idx.tombstoneCutoff(now))
 	for first := true; first || len(owners) > 0; first = false {
 		n := min(len(owners), segmentSize)
 		seg := document{Owners: owners[:n:n]}

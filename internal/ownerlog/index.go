@@ -87,15 +87,16 @@ func (x *index) get(id string) (string, bool) {
 }
 
 // add remembers the entries and applies the tombstones of one document.
-// Entries already expired are left out, and so are tombstones: their
-// entries were created before them, so have expired too.
+// Entries already expired are left out, and so are tombstones past
+// tombstoneCutoff: every document that could hold their entries is gone.
 func (x *index) add(entries []Entry, forgotten []tombstone) {
 	cutoff := x.cutoffNow()
+	dropBefore := x.tombstoneCutoff(time.Now())
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	for _, t := range forgotten {
 		x.remove(t.id)
-		if t.at < cutoff {
+		if t.at < dropBefore {
 			continue
 		}
 		if at, ok := x.gone[t.id]; !ok || t.at > at {
@@ -165,14 +166,36 @@ func (x *index) expire(now time.Time) int {
 	x.mu.RUnlock()
 	removeChunks(x, uuids, x.uuids, cutoff)
 	removeChunks(x, other, x.other, cutoff)
+	dropBefore := x.tombstoneCutoff(now)
 	x.mu.Lock()
 	for id, at := range x.gone {
-		if at < cutoff {
-			delete(x.gone, id) // its entry, created before, has expired
+		if at < dropBefore {
+			delete(x.gone, id)
 		}
 	}
 	x.mu.Unlock()
 	return len(uuids) + len(other)
+}
+
+// tombstoneCutoff is the time (Unix seconds) before which a tombstone is
+// dropped at now: 0 (none) without a retention. Its entry was created
+// before it, and each document that may hold the entry is deleted by
+// Expire once past the retention: a batch or an append file written
+// before the tombstone (by appendQuiet after its name's time), or a
+// segment a compaction wrote while the entry had not expired (within one
+// retention of its creation). So by two retentions, appendQuiet and an
+// expiry pass after it, none is left to bring the entry back, also where
+// the instances' clocks differ by minutes. (Raising the retention past
+// that keeps documents longer: an owner forgotten long before may then be
+// found again. It states only what was true, the org that asked created
+// the record; see the README.)
+func (x *index) tombstoneCutoff(now time.Time) uint32 {
+	r := x.retention.Load()
+	if r <= 0 {
+		return 0
+	}
+	margin := int64((appendQuiet + 2*expireEvery) / time.Second)
+	return unixSeconds(now.Unix() - 2*r - margin)
 }
 
 // removeChunks deletes keys from m, expireChunk at a time under x's write

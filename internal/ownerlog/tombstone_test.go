@@ -21,23 +21,23 @@ func storeAt(t *testing.T, storage certmagic.Storage, kind byte, at time.Time, d
 
 // TestTombstonesExpire: a tombstone keeps the time of its forgetting
 // through compactions (a segment's name is only when it was written), and
-// once that time is past the retention it is dropped, from storage and
-// from memory: the entry it forgot was created before it, so has expired
-// wherever it is held. Before, compaction copied every tombstone into
-// each new segment, and memory kept every forgotten id, for good.
+// once that time is past tombstoneCutoff (two retentions and a margin) it
+// is dropped, from storage and from memory: no document that could hold
+// the entry it forgot is left. Before, compaction copied every tombstone
+// into each new segment, and memory kept every forgotten id, for good.
 func TestTombstonesExpire(t *testing.T) {
 	storage := plainStorage{&certmagic.FileStorage{Path: t.TempDir()}}
 	now := time.Now()
 	secs := func(d time.Duration) int64 { return now.Add(-d).Unix() }
-	// Forgotten 3h ago, undated: the batch's name dates it.
-	storeAt(t, storage, 'b', now.Add(-3*time.Hour), document{Owners: []Entry{}, Forgotten: []string{uuidN(1)}})
+	// Forgotten 6h ago, undated: the batch's name dates it.
+	storeAt(t, storage, 'b', now.Add(-6*time.Hour), document{Owners: []Entry{}, Forgotten: []string{uuidN(1)}})
 	// Forgotten an hour ago, undated.
 	storeAt(t, storage, 'b', now.Add(-time.Hour), document{Owners: []Entry{}, Forgotten: []string{uuidN(2)}})
 	// A recent segment holding tombstones of an earlier compaction, with
-	// their times: one 3h old, one 30 minutes.
+	// their times: one 6h old, one 30 minutes.
 	storeAt(t, storage, 's', now.Add(-time.Minute), document{
 		Owners:    []Entry{{ID: uuidN(5), OrgID: "a", CreatedAt: stamp(now.Add(-time.Minute))}},
-		Forgotten: []string{uuidN(3), uuidN(4)}, ForgottenAt: []int64{secs(3 * time.Hour), secs(30 * time.Minute)},
+		Forgotten: []string{uuidN(3), uuidN(4)}, ForgottenAt: []int64{secs(6 * time.Hour), secs(30 * time.Minute)},
 	})
 
 	l := open(storage, testDir, nil, 2*time.Hour)
@@ -46,7 +46,7 @@ func TestTombstonesExpire(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := goneIDs(l); fmt.Sprint(got) != fmt.Sprint([]string{uuidN(2), uuidN(4)}) {
-		t.Errorf("in memory, forgotten: %v; want the two within the retention", got)
+		t.Errorf("in memory, forgotten: %v; want the two within two retentions", got)
 	}
 	if err := l.compact(context.Background()); err != nil {
 		t.Fatal(err)
@@ -71,8 +71,8 @@ func TestTombstonesExpire(t *testing.T) {
 		t.Errorf("the segment holds %d owners, want 1", len(seg.Owners))
 	}
 
-	// Two hours on, the pass drops them from memory too.
-	if _, _, err := l.Expire(context.Background(), now.Add(2*time.Hour)); err != nil {
+	// Five hours on, the pass drops them from memory too.
+	if _, _, err := l.Expire(context.Background(), now.Add(5*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	if got := goneIDs(l); len(got) != 0 {
@@ -113,4 +113,58 @@ func goneIDs(l *Log) []string {
 	}
 	slices.Sort(ids)
 	return ids
+}
+
+// A full append file (never merged) holds an owner whose tombstone is in
+// another file. Compaction past one retention must keep the tombstone:
+// the full file is deleted only later, and until then a fresh reading
+// (another instance, a restart) would find the owner again.
+func TestTombstoneKeptWhileItsEntryMayBeStored(t *testing.T) {
+	storage := plainStorage{&certmagic.FileStorage{Path: t.TempDir()}}
+	now := time.Now()
+	t0 := now.Add(-3 * time.Hour)     // a1's name
+	created := t0.Add(10 * time.Minute) // E's creation (a1 takes lines for an hour)
+	forgot := created.Add(2 * time.Second)
+	e := uuidN(999999)
+
+	// a1: a full append file holding E.
+	var a1 []byte
+	owners := make([]Entry, 0, segmentSize/2)
+	for i := range segmentSize/2 - 1 {
+		owners = append(owners, Entry{ID: uuidN(i), OrgID: "other", CreatedAt: stamp(created)})
+	}
+	owners = append(owners, Entry{ID: e, OrgID: "org-a", CreatedAt: stamp(created)})
+	a1 = append(appendDocument(a1, document{Owners: owners}), '\n')
+	key1 := fmt.Sprintf("%s/a%020d-%s.jsonl", testDir, t0.UnixNano(), randomHex(4))
+	if err := storage.Store(context.Background(), key1, a1); err != nil {
+		t.Fatal(err)
+	}
+	// a2: the next file, holding E's tombstone.
+	a2 := append(appendDocument(nil, document{Owners: []Entry{}}.withTombstones([]tombstone{{id: e, at: unixSeconds(forgot.Unix())}})), '\n')
+	key2 := fmt.Sprintf("%s/a%020d-%s.jsonl", testDir, created.Add(time.Second).UnixNano(), randomHex(4))
+	if err := storage.Store(context.Background(), key2, a2); err != nil {
+		t.Fatal(err)
+	}
+	// Some other small document, so that there are two to merge.
+	storeAt(t, storage, 'b', now.Add(-time.Minute), document{Owners: []Entry{{ID: uuidN(777777), OrgID: "x", CreatedAt: stamp(now.Add(-time.Minute))}}})
+
+	if got, ok := opened(t, storage).Get(e); ok {
+		t.Fatalf("precondition: E found (%s) before any compaction", got)
+	}
+
+	l := open(storage, testDir, nil, 2*time.Hour)
+	defer l.Destruct()
+	if err := l.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.compact(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := l.Expire(context.Background(), now); err != nil {
+		t.Fatal(err)
+	}
+	// The retention is removed (or raised): a fresh reading of storage.
+	if got, ok := opened(t, storage).Get(e); ok {
+		t.Errorf("a forgotten owner came back (org %q): its tombstone was dropped while its entry is still stored", got)
+	}
 }
