@@ -122,7 +122,7 @@ func goneIDs(l *Log) []string {
 func TestTombstoneKeptWhileItsEntryMayBeStored(t *testing.T) {
 	storage := plainStorage{&certmagic.FileStorage{Path: t.TempDir()}}
 	now := time.Now()
-	t0 := now.Add(-3 * time.Hour)     // a1's name
+	t0 := now.Add(-3 * time.Hour)       // a1's name
 	created := t0.Add(10 * time.Minute) // E's creation (a1 takes lines for an hour)
 	forgot := created.Add(2 * time.Second)
 	e := uuidN(999999)
