@@ -44,8 +44,12 @@ func TestLocalVerifierVerifiesACAPyCredential(t *testing.T) {
 	unloadAtEnd(t)
 
 	const descriptor = "test_credential"
+	// The definition names its formats as ACA-Py's own verifier asks them
+	// (ldp_vp with a proof type): ACA-Py as the holder answers in them,
+	// and the local verifier holds the answer to them.
 	body := `{"isShortenUrl":false,"comment":"show your test credential","proofFormats":{},
-		"presentationDefinition":{"input_descriptors":[{"id":"` + descriptor + `","name":"Test credential",
+		"presentationDefinition":{"format":{"ldp_vp":{"proof_type":["Ed25519Signature2018"]},"ldp_vc":{"proof_type":["Ed25519Signature2018"]}},
+		"input_descriptors":[{"id":"` + descriptor + `","name":"Test credential",
 		"schema":[{"uri":"` + acapyenv.CredentialsV1Schema + `"}],
 		"constraints":{"fields":[{"path":["$.credentialSubject.givenName"]}]}}]}}`
 	r := postJSON(t, oobPath(orgA, "presentationExchange"), keyA, body)
@@ -81,6 +85,29 @@ func TestLocalVerifierVerifiesACAPyCredential(t *testing.T) {
 		t.Fatalf("accepted record %s", a.body)
 	}
 	h.Holder.WaitPresEx(t, thid, 30*time.Second, "done")
+
+	// Asked for a presentation proof type ACA-Py does not sign with
+	// (Ed25519Signature2020), ACA-Py 1.4 still signs Ed25519Signature2018:
+	// the local verifier holds the answer to the definition's format.
+	strict := strings.Replace(body, `"ldp_vp":{"proof_type":["Ed25519Signature2018"]}`, `"ldp_vp":{"proof_type":["Ed25519Signature2020"]}`, 1)
+	r = postJSON(t, oobPath(orgA, "presentationExchange"), keyA, strict)
+	if r.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	data = r.json(t)["data"].(map[string]any)
+	id, thid = data["proofRecordId"].(string), data["proofRecordThId"].(string)
+	if inv, err = json.Marshal(data["invitation"]); err != nil {
+		t.Fatal(err)
+	}
+	h.Holder.ReceiveInvitation(t, inv)
+	req = h.Holder.WaitPresEx(t, thid, time.Minute, "request-received")
+	h.Holder.SendPresentation(t, req.PresExID, map[string]any{"dif": map[string]any{
+		"record_ids": map[string]any{descriptor: []string{h.Credential.RecordID}},
+	}})
+	rec = waitRecord(t, storage, id, time.Minute)
+	if raw, _ := json.Marshal(rec); rec["state"] != "abandoned" || !strings.Contains(string(raw), "Ed25519Signature2020") {
+		t.Fatalf("record after ACA-Py's off-format presentation: %s", raw)
+	}
 
 	// The same ACA-Py-signed credential, presented by the project's test
 	// wallet: with one claim changed after signing the issuer's signature
