@@ -50,9 +50,14 @@ func TestLocalVerifierWithCredoHolder(t *testing.T) {
 		// literally against the credential's @context, credentialSchema
 		// and type, unlike ACA-Py, which wants the expanded type IRI.
 		schema string
+		// format is the definition's format, or "" for none.
+		format string
 	}{
-		{"short URL, no schema", "credo-short-v2", true, ""},
-		{"long URL, context as schema", "credo-long-v1", false, "https://www.w3.org/2018/credentials/v1"},
+		{"short URL, no schema", "credo-short-v2", true, "", ""},
+		{"long URL, context as schema", "credo-long-v1", false, "https://www.w3.org/2018/credentials/v1", ""},
+		// As definitions for Credo are written (it reads ldp_vc): the
+		// local verifier holds the answer to it.
+		{"format named", "credo-format", true, "", `"format":{"ldp_vc":{"proof_type":["Ed25519Signature2018"]}},`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			schema := ""
@@ -61,7 +66,7 @@ func TestLocalVerifierWithCredoHolder(t *testing.T) {
 			}
 			shorten := map[bool]string{true: "true", false: "false"}[tc.shorten]
 			body := `{"isShortenUrl":` + shorten + `,"comment":"show your test credential","proofFormats":{},
-				"presentationDefinition":{"id":"` + tc.defID + `",
+				"presentationDefinition":{"id":"` + tc.defID + `",` + tc.format + `
 				"input_descriptors":[{"id":"` + descriptor + `","name":"Test credential",` + schema + `
 				"constraints":{"fields":[{"path":["$.credentialSubject.givenName"]}]}}]}}`
 			r := postJSON(t, oobPath(orgA, "presentationExchange"), keyA, body)
