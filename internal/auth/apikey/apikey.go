@@ -52,8 +52,11 @@ type Key struct {
 	// LoopbackDefault is a demo key used when Key resolves to nothing (its
 	// {env.*} variable is unset). It is accepted only from callers whose
 	// connection comes from a loopback address (the TCP peer, never a
-	// forwarding header), so a demo config that listens on every
-	// interface does not open the API to the network.
+	// forwarding header) and that were not forwarded (no Forwarded,
+	// X-Forwarded-For or X-Real-IP: a proxy on this host connects from
+	// loopback for callers anywhere), so a demo config that listens on
+	// every interface, or sits behind a local proxy, does not open the API
+	// to the network.
 	LoopbackDefault string `json:"loopback_default,omitempty"`
 }
 
@@ -174,10 +177,19 @@ func (p *Provider) Authenticate(r *http.Request) (*auth.Principal, error) {
 	if match < 0 {
 		return nil, errInvalidKey
 	}
-	if p.keys[match].loopbackOnly && !secret.LoopbackPeer(r.RemoteAddr) {
+	if p.keys[match].loopbackOnly && (!secret.LoopbackPeer(r.RemoteAddr) || forwarded(r)) {
 		return nil, errDemoKeyRemote
 	}
 	return &p.keys[match].principal, nil
+}
+
+// forwarded reports whether a request says it was forwarded: a proxy on
+// this host (nginx, a load balancer's agent) connects from loopback on
+// behalf of callers anywhere, and the demo key must not reach them. A
+// caller who adds such a header only loses the demo key.
+func forwarded(r *http.Request) bool {
+	h := r.Header
+	return h.Get("Forwarded") != "" || h.Get("X-Forwarded-For") != "" || h.Get("X-Real-Ip") != ""
 }
 
 // ErrInvalidKey is the error of a presented key that matches none

@@ -27,7 +27,6 @@ func TestLoopbackDefault(t *testing.T) {
 	for addr, ok := range map[string]bool{"127.0.0.1:4000": true, "[::1]:4000": true, "192.0.2.7:4000": false, "[2001:db8::7]:1": false} {
 		r := httptest.NewRequest("POST", "/", nil)
 		r.RemoteAddr = addr
-		r.Header.Set("X-Forwarded-For", "127.0.0.1") // never trusted for this
 		r.Header.Set("Authorization", "Bearer "+demoKey)
 		_, err := p.Authenticate(r)
 		if ok && err != nil {
@@ -37,6 +36,25 @@ func TestLoopbackDefault(t *testing.T) {
 			t.Errorf("%s: the demo key worked from off the machine (%v)", addr, err)
 		}
 	}
+	// A request a proxy on this host forwarded comes from loopback for a
+	// caller anywhere: the demo key is refused. (A forwarding header from
+	// off the machine never made it loopback.)
+	for _, h := range []string{"X-Forwarded-For", "Forwarded", "X-Real-IP"} {
+		r := httptest.NewRequest("POST", "/", nil)
+		r.RemoteAddr = "127.0.0.1:4000"
+		r.Header.Set(h, "203.0.113.9")
+		r.Header.Set("Authorization", "Bearer "+demoKey)
+		if _, err := p.Authenticate(r); !errors.Is(err, errDemoKeyRemote) {
+			t.Errorf("forwarded by a local proxy (%s): %v, want the demo key refused", h, err)
+		}
+	}
+	r := httptest.NewRequest("POST", "/", nil)
+	r.RemoteAddr = "192.0.2.7:4000"
+	r.Header.Set("X-Forwarded-For", "127.0.0.1")
+	r.Header.Set("Authorization", "Bearer "+demoKey)
+	if _, err := p.Authenticate(r); !errors.Is(err, errDemoKeyRemote) {
+		t.Errorf("a forwarding header naming loopback from off the machine: %v", err)
+	}
 
 	// With the variable set, the demo key is not accepted at all.
 	t.Setenv("PROOFGATE_TEST_SET", "real-key-from-env-0123456789")
@@ -44,7 +62,7 @@ func TestLoopbackDefault(t *testing.T) {
 	if err := p.provision(zap.NewNop()); err != nil {
 		t.Fatal(err)
 	}
-	r := httptest.NewRequest("POST", "/", nil)
+	r = httptest.NewRequest("POST", "/", nil)
 	r.RemoteAddr = "127.0.0.1:1"
 	r.Header.Set("Authorization", "Bearer "+demoKey)
 	if _, err := p.Authenticate(r); err == nil {
