@@ -15,6 +15,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/go-jose/go-jose/v4"
+	josejwt "github.com/go-jose/go-jose/v4/jwt"
 )
 
 // A JWKS that publishes a key's private half (a misconfigured IdP or
@@ -156,5 +157,49 @@ func TestKeyFileEncPrivateKeyRefused(t *testing.T) {
 	doc := []byte(`{"keys":[` + string(pub) + `,` + string(priv) + `]}`)
 	if _, err := parseKeyFile(doc); err == nil {
 		t.Error("a key_file holding a private (encryption) key loaded; it was refused before")
+	}
+}
+
+// Tokens that say they are not access tokens (Keycloak's ID or refresh
+// token typ claim, RFC 8725 explicit types) are refused, with the right
+// issuer and audience too; access tokens typed "Bearer", and untyped
+// ones, pass.
+func TestNotAccessTokensRefused(t *testing.T) {
+	k := newRSAKey(t, "k1", 0)
+	i := newIDP(t, k)
+	p := remoteProvider(t, i, nil)
+	sign := func(headerTyp string, claimTyp any) string {
+		sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: k.priv, KeyID: k.kid}},
+			(&jose.SignerOptions{}).WithType(jose.ContentType(headerTyp)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := josejwt.Signed(sig).Claims(claimsFor(func(c map[string]any) {
+			if claimTyp != nil {
+				c["typ"] = claimTyp
+			}
+		})).Serialize()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	for _, tc := range []struct {
+		name, headerTyp string
+		claimTyp        any
+		ok              bool
+	}{
+		{"untyped", "JWT", nil, true},
+		{"Keycloak access token", "JWT", "Bearer", true},
+		{"RFC 9068 access token", "at+jwt", nil, true},
+		{"Keycloak ID token", "JWT", "ID", false},
+		{"Keycloak refresh token", "JWT", "Refresh", false},
+		{"logout token", "logout+jwt", nil, false},
+		{"DPoP proof", "dpop+jwt", nil, false},
+	} {
+		_, err := p.Authenticate(bearer(sign(tc.headerTyp, tc.claimTyp)))
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: %v, want accepted %v", tc.name, err, tc.ok)
+		}
 	}
 }

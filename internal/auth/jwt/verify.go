@@ -86,6 +86,9 @@ func (p *Provider) verify(r *http.Request, raw string) (*auth.Principal, error) 
 	if std.Expiry == nil {
 		return nil, &TokenError{Reason: "token has no exp"}
 	}
+	if kind := notAccessToken(hdr, claims); kind != "" {
+		return nil, &TokenError{Reason: "not an access token (" + kind + ")"}
+	}
 	if err := std.ValidateWithLeeway(josejwt.Expected{
 		Issuer:      p.Issuer,
 		AnyAudience: p.Audience,
@@ -103,6 +106,30 @@ func (p *Provider) verify(r *http.Request, raw string) (*auth.Principal, error) 
 		c.Write(zap.String("subject", principal.Subject), zap.String("kid", hdr.KeyID), zap.Int("orgs", len(principal.Orgs)))
 	}
 	return principal, nil
+}
+
+// nonAccessTypes are the token types identity providers sign besides
+// access tokens, by the header's typ (RFC 8725 explicit typing: logout
+// tokens, security events, DPoP proofs) or Keycloak's typ claim (ID,
+// refresh and logout tokens). Such a token, with the right issuer and
+// audience (an ID token's audience is the client), is refused rather than
+// taken for an access token. Anything else is left alone: most providers
+// type nothing.
+var nonAccessTypes = map[string]bool{
+	"logout+jwt": true, "secevent+jwt": true, "dpop+jwt": true, "id_token+jwt": true,
+	"id": true, "refresh": true, "offline": true, "logout": true,
+}
+
+// notAccessToken names the type of a token that says it is not an access
+// token ("" when it does not).
+func notAccessToken(hdr jose.Header, claims map[string]any) string {
+	if typ, _ := hdr.ExtraHeaders[jose.HeaderType].(string); nonAccessTypes[strings.ToLower(typ)] {
+		return "typ " + typ
+	}
+	if typ, _ := claims["typ"].(string); nonAccessTypes[strings.ToLower(typ)] {
+		return "typ claim " + typ
+	}
+	return ""
 }
 
 // candidates returns the static and cached remote keys that may have
