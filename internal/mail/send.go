@@ -3,7 +3,6 @@ package mail
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -205,20 +204,16 @@ func classify(err error) *attemptError {
 // mail server's resolved address, the resolver, or the certificate's
 // hosts; the full error goes to the debug log.
 func sessionText(err error) string {
-	var (
-		reply   *textproto.Error
-		certErr *tls.CertificateVerificationError
-		unknown x509.UnknownAuthorityError
-		hostErr x509.HostnameError
-		invalid x509.CertificateInvalidError
-	)
+	var reply *textproto.Error
 	switch {
 	case errors.As(err, &reply):
 		return "SMTP " + strconv.Itoa(reply.Code) // 535: authentication refused
-	case errors.As(err, &certErr), errors.As(err, &unknown), errors.As(err, &hostErr), errors.As(err, &invalid):
-		return "tls: the server's certificate is not trusted"
 	case strings.Contains(err.Error(), "does not support STARTTLS"):
 		return "STARTTLS required, and not offered by the server"
 	}
-	return "connection failed: " + netguard.Category(err)
+	category := netguard.Category(err)
+	if category == netguard.CategoryTLS {
+		return "tls: the handshake failed (the server's certificate is not trusted, or it speaks no TLS there)"
+	}
+	return "connection failed: " + category
 }

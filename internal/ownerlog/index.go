@@ -25,7 +25,7 @@ type index struct {
 	// entry read after its tombstone (documents are read in any order)
 	// stays forgotten. Forgetting only undoes a create whose request
 	// failed, so it grows slowly; with a retention, expire drops the ids
-	// whose entries have expired anyway.
+	// past tombstoneCutoff.
 	gone   map[string]uint32
 	orgs   []string
 	orgIDs map[string]uint32

@@ -4,8 +4,8 @@ import "time"
 
 // Tombstones: a forgotten id and when it was forgotten. A tombstone wins
 // over its entry in any order of reading; with a retention it goes once
-// its time is past it, as the entry it forgot (created before it) has
-// expired wherever it is held (compact.go, index.go).
+// its time is past tombstoneCutoff, when no document that could hold the
+// entry it forgot is left (compact.go, index.go).
 
 // tombstone is a forgotten id and a time at or after its forgetting (Unix
 // seconds): its entry was created before it.

@@ -130,21 +130,18 @@ func (a *Agent) deliverAck(ctx context.Context, e outbox.Entry) error {
 		// Written before the record: the accept is in flight, or died.
 		return &outbox.Failure{Public: "record-not-done", Err: errNotDone}
 	}
-	// The verifier key is opened before anything is sent: one this
-	// backend cannot open is another's.
-	rk, err := a.svc.RecipientKey(ctx, doc.Key.Verkey)
-	if errors.Is(err, keyseal.ErrUnknownKey) {
-		return notMine(err)
-	}
 	client := a.client
 	if m.Guarded {
 		client = a.guarded
 	}
-	var svc *ServiceDecorator
-	if err != nil {
-		err = fmt.Errorf("verifier key: %w", err)
-	} else if svc, err = a.proverService(ctx, doc); err == nil {
-		err = a.send(ctx, client, doc.Ack, svc, rk.Key)
+	svc, err := a.proverService(ctx, doc)
+	if err == nil {
+		err = a.sendToProver(ctx, client, doc, svc, doc.Ack)
+	}
+	if errors.Is(err, keyseal.ErrUnknownKey) {
+		// The verifier key, opened before anything is sent, is another
+		// backend's.
+		return notMine(err)
 	}
 	a.logDelivery(doc, err)
 	if err == nil {

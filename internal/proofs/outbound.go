@@ -192,18 +192,19 @@ func (a *Agent) deliver(ctx context.Context, doc *Doc, msg []byte) map[string]an
 	if svc != nil {
 		endpoint = svc.ServiceEndpoint
 	}
-	err = a.sendToProver(ctx, doc, svc, msg)
+	err = a.sendToProver(ctx, a.client, doc, svc, msg)
 	a.logDelivery(doc, err)
 	return a.outcome(endpoint, err)
 }
 
-// sendToProver packs msg with the record's verifier key for svc and posts it.
-func (a *Agent) sendToProver(ctx context.Context, doc *Doc, svc *ServiceDecorator, msg []byte) error {
+// sendToProver packs msg with the record's verifier key for svc and posts
+// it through client; the key is opened before anything is sent.
+func (a *Agent) sendToProver(ctx context.Context, client *http.Client, doc *Doc, svc *ServiceDecorator, msg []byte) error {
 	rk, err := a.svc.RecipientKey(ctx, doc.Key.Verkey)
 	if err != nil {
 		return fmt.Errorf("verifier key: %w", err)
 	}
-	return a.send(ctx, a.client, msg, svc, rk.Key)
+	return a.send(ctx, client, msg, svc, rk.Key)
 }
 
 // countDelivery records a delivery's outcome (from deliver) in the

@@ -278,15 +278,13 @@ func bareAddress(s string) bool {
 	return err == nil && a.Name == "" && a.Address == s
 }
 
-// atDomainName reports whether a bare address's domain is a domain name
-// with at least two labels. Invitations go through the operator's mail
-// relay, which would also deliver to an address literal (name@[10.0.0.1])
-// or to a mailbox of its own host or network (root@localhost): an API
-// caller could then reach hosts and mailboxes the operator never meant to
-// mail.
-// A top-level label is never all digits (RFC 1123 2.1, RFC 3696 2), so
-// a domain whose last label is (root@10.0.0.1, written without brackets)
-// is an IP address, which relays resolve as one.
+// atDomainName reports whether a bare address's domain is a domain name:
+// at least two labels, the last not all digits (a top-level label never
+// is, RFC 1123 2.1 and RFC 3696 2, so root@10.0.0.1 names an IP address).
+// Invitations go through the operator's mail relay, which would also
+// deliver to an IP address (name@[10.0.0.1], name@10.0.0.1) or to a
+// mailbox of its own host or network (root@localhost): an API caller
+// could then reach hosts and mailboxes the operator never meant to mail.
 func atDomainName(addr string) bool {
 	at := strings.LastIndexByte(addr, '@')
 	domain := strings.TrimSuffix(addr[at+1:], ".")

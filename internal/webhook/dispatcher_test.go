@@ -85,6 +85,18 @@ func newTestDispatcher(t *testing.T, dir string, cfgs ...Config) (*Dispatcher, *
 	return d, del, results
 }
 
+// sharing is another handler's dispatcher on del (another site on the
+// same storage, or the next config during a reload), closed with the test.
+func sharing(t *testing.T, del *outbox.Deliverer, cfgs ...Config) *Dispatcher {
+	t.Helper()
+	d, err := New(cfgs, del, zaptest.NewLogger(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	return d
+}
+
 func change(id, prev, state, org string) backend.StateChange {
 	return backend.StateChange{ID: id, PreviousState: prev, Record: backend.ProofRecord{
 		ID: "rec-1", ThreadID: "thr-1", OrgID: org, State: state, Metadata: map[string]any{},

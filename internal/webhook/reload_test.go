@@ -66,11 +66,7 @@ func TestClosingARefusedConfigsDispatcherRestoresTheRunningOne(t *testing.T) {
 func TestUnknownEndpointIsRetried(t *testing.T) {
 	r := newReceiver(t, 0)
 	running, del, results := newTestDispatcher(t, t.TempDir(), Config{URL: r.srv.URL, Secret: testSecret, AllowPrivate: true})
-	provisioning, err := New(nil, del, zaptest.NewLogger(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer provisioning.Close()
+	sharing(t, del) // the config being provisioned knows no endpoint
 	del.Start()
 	stageAndCommit(t, running, change("ev-1", "", backend.StateRequestSent, "org-1"))
 	if s := waitFinal(t, results); s.State != outbox.StateSent {
@@ -124,11 +120,7 @@ func TestCommitReleasesOnlyItsOwnChange(t *testing.T) {
 func TestTwoHandlersShareTheDeliverer(t *testing.T) {
 	ra, rb := newReceiver(t, 0), newReceiver(t, 0)
 	siteA, del, results := newTestDispatcher(t, t.TempDir(), Config{URL: ra.srv.URL, Secret: testSecret, AllowPrivate: true})
-	siteB, err := New([]Config{{URL: rb.srv.URL, Secret: testSecret, AllowPrivate: true}}, del, zaptest.NewLogger(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer siteB.Close()
+	siteB := sharing(t, del, Config{URL: rb.srv.URL, Secret: testSecret, AllowPrivate: true})
 	del.Start()
 	stageAndCommit(t, siteA, change("ev-a", "", backend.StateRequestSent, "org-a"))
 	if s := waitFinal(t, results); s.State != outbox.StateSent {

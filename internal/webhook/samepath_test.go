@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/zap/zaptest"
-
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/outbox"
 )
@@ -45,11 +43,7 @@ func TestSameURLTwoSitesSignsWithTheStagersSecret(t *testing.T) {
 	}))
 	defer srv.Close()
 	siteA, del, results := newTestDispatcher(t, t.TempDir(), Config{URL: srv.URL, Secret: testSecret, Orgs: []string{"org-a"}, AllowPrivate: true})
-	siteB, err := New([]Config{{URL: srv.URL, Secret: otherSiteSecret, Orgs: []string{"org-b"}, AllowPrivate: true}}, del, zaptest.NewLogger(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer siteB.Close()
+	sharing(t, del, Config{URL: srv.URL, Secret: otherSiteSecret, Orgs: []string{"org-b"}, AllowPrivate: true})
 	del.Start()
 	stageAndCommit(t, siteA, change("ev-a", "", backend.StateRequestSent, "org-a"))
 	if s := waitFinal(t, results); s.State != outbox.StateSent {

@@ -48,7 +48,6 @@ func parseKeyFile(data []byte) (*keySet, error) {
 func parseJWKFile(data []byte) (*keySet, error) {
 	var probe struct {
 		Keys json.RawMessage `json:"keys"`
-		D    json.RawMessage `json:"d"`
 	}
 	if err := json.Unmarshal(data, &probe); err != nil {
 		return nil, fmt.Errorf("not JSON: %v", err)
@@ -59,22 +58,18 @@ func parseJWKFile(data []byte) (*keySet, error) {
 		if set, err = parseJWKS(data); err != nil {
 			return nil, err
 		}
-		if set.private > 0 {
-			return nil, errors.New("holds a private key; give only the public keys")
-		}
 	} else {
-		if probe.D != nil {
-			return nil, errors.New("holds a private key; give only the public key")
-		}
 		var k jose.JSONWebKey
 		if err := k.UnmarshalJSON(data); err != nil {
 			return nil, fmt.Errorf("not a JWK: %v", err)
 		}
 		set = &keySet{}
 		set.add(k)
-		if set.private > 0 {
-			return nil, errors.New("holds a private key; give only the public key")
-		}
+	}
+	// Read from the parsed keys (keySet.add), whatever their use or
+	// spelling of the private members.
+	if set.private > 0 {
+		return nil, errors.New("holds a private key; give only public keys")
 	}
 	if len(set.keys) == 0 && set.weak > 0 {
 		return nil, fmt.Errorf("holds only RSA keys shorter than %d bits", MinRSABits)
