@@ -41,6 +41,13 @@ const (
 	ackMaxAttempts  = 12
 )
 
+// ackWorkers is how many acks are sent at once. Provers choose where
+// their acks go, and an endpoint that never answers holds a worker for
+// the whole send timeout at every attempt; the outbox's default of two
+// let two such provers put off every other prover's ack. A waiting
+// worker costs a goroutine and a connection.
+const ackWorkers = 16
+
 // ackMessage is the outbox payload of an ack.
 type ackMessage struct {
 	RecordID string `json:"recordId"`
@@ -59,6 +66,7 @@ func ackMessageID(recordID string) string { return "ack-" + recordID }
 // storage. onResult, if set, hears of every outcome (metrics).
 func NewAckDeliverer(storage certmagic.Storage, logger *zap.Logger, onResult outbox.ResultFunc) *outbox.Deliverer {
 	return outbox.NewDeliverer(outbox.New(storage, AckNamespace, nil), outbox.Options{
+		Workers:      ackWorkers,
 		MaxAttempts:  ackMaxAttempts,
 		RetryBackoff: ackRetryBackoff,
 		Lease:        DefaultSendTimeout + 2*time.Minute,

@@ -2,6 +2,8 @@ package proofs
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -255,5 +257,51 @@ func TestSharedAckDelivererAcrossKeyEncryptionKeys(t *testing.T) {
 	}
 	for _, e := range logs.All() {
 		t.Errorf("logged: %s %v", e.Message, e.ContextMap())
+	}
+}
+
+// Provers choose where their acks go, so a prover can make its endpoint
+// hang for the whole send timeout, attempt after attempt. Acks at such
+// endpoints must not hold every worker: an ack to a prover that answers
+// is still delivered while several hang.
+func TestHangingProversDoNotHoldEveryAckWorker(t *testing.T) {
+	acks := NewAckDeliverer(fileStorage(t), zaptest.NewLogger(t), nil)
+	t.Cleanup(acks.Stop)
+	const hanging = 6
+	inFlight := make(chan string, hanging)
+	delivered := make(chan string, 1)
+	hangUp := make(chan struct{})
+	t.Cleanup(func() { close(hangUp) }) // before acks.Stop, which waits for them
+	acks.Handle(AckKind, func(ctx context.Context, e outbox.Entry) error {
+		if e.ID == "ack-answering" {
+			delivered <- e.ID
+			return nil
+		}
+		inFlight <- e.ID
+		<-hangUp // the prover's endpoint does not answer while the test runs
+		return errors.New("timeout")
+	}, nil)
+	for i := range hanging {
+		if err := acks.Outbox().Enqueue(context.Background(), fmt.Sprintf("ack-hanging-%d", i), AckKind, ackMessage{RecordID: "r"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	acks.Start()
+	acks.Notify()
+	for range hanging {
+		select {
+		case <-inFlight:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("fewer than %d acks attempted at once", hanging)
+		}
+	}
+	if err := acks.Outbox().Enqueue(context.Background(), "ack-answering", AckKind, ackMessage{RecordID: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	acks.Notify("ack-answering")
+	select {
+	case <-delivered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the ack to an answering prover waited behind hanging ones")
 	}
 }
