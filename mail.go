@@ -18,6 +18,7 @@ import (
 	"github.com/proofgate/proofgate/internal/mail"
 	"github.com/proofgate/proofgate/internal/metrics"
 	"github.com/proofgate/proofgate/internal/secret"
+	"github.com/proofgate/proofgate/internal/store"
 )
 
 // mailPool keeps one e-mail deliverer per SMTP configuration and storage
@@ -90,11 +91,7 @@ func mailPoolKey(cfg mail.Config, storage certmagic.Storage) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	where := fmt.Sprintf("%T %p", storage, storage)
-	if s, ok := storage.(fmt.Stringer); ok {
-		where = fmt.Sprintf("%T %s", storage, s.String())
-	}
-	sum := sha256.Sum256(append(b, where...))
+	sum := sha256.Sum256(append(b, store.Identity(storage)...))
 	return "mail:" + hex.EncodeToString(sum[:]), nil
 }
 
@@ -137,7 +134,7 @@ type mailer struct {
 
 func (m *mailer) Queue(ctx context.Context, im handlers.InvitationMail) (string, error) {
 	id := uuid.NewString()
-	err := m.d.Outbox().Enqueue(ctx, mail.Message{
+	err := m.d.Enqueue(ctx, mail.Message{
 		ID: id, To: im.To, OrgID: im.OrgID, ProofRecordID: im.ProofRecordID, ThreadID: im.ThreadID,
 		InvitationURL: im.InvitationURL, Label: im.Label, CreatedAt: time.Now().UTC(),
 	})

@@ -6,7 +6,7 @@ func (d *Deliverer) attempt(m Message) *attemptError {
 	if err != nil {
 		return &attemptError{permanent: true, text: "composing the message failed", err: err}
 	}
-	err = d.sender.send(msg)
+	err = d.smtp.send(msg)
 	if err == nil || msg.IsDelivered() {
 		// Accepted: a failure after that (RSET, QUIT) is not the message's.
 		return nil

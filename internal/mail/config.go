@@ -95,8 +95,9 @@ type Config struct {
 	Retention caddy.Duration `json:"retention,omitempty"`
 
 	// Queue names this block's outbox. Blocks sharing a storage share one
-	// outbox by default, and any of their deliverers may send any message;
-	// give blocks with different servers or senders distinct queues.
+	// outbox by default; each mail is sent by a deliverer of the block that
+	// queued it while one runs in the process (sender.go). Instances that
+	// share a storage but not their email blocks need distinct queues.
 	Queue string `json:"queue,omitempty"`
 }
 

@@ -3,6 +3,7 @@ package mail
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -30,7 +31,11 @@ type Deliverer struct {
 	logger   *zap.Logger
 	onResult func(Message, Status)
 	composer *composer
-	sender   *smtpSender
+	smtp     *smtpSender
+	// sender is the fingerprint queued mails carry (Config.senderID).
+	sender  string
+	started bool // in runningSenders; guarded by startMu
+	startMu sync.Mutex
 
 	// Seams for tests; set before Start.
 	now       func() time.Time
@@ -56,7 +61,7 @@ func NewDeliverer(cfg Config, ob *Outbox, logger *zap.Logger, onResult func(Mess
 	if err != nil {
 		return nil, err
 	}
-	sender, err := newSMTPSender(cfg)
+	smtp, err := newSMTPSender(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +71,8 @@ func NewDeliverer(cfg Config, ob *Outbox, logger *zap.Logger, onResult func(Mess
 		logger:   logger,
 		onResult: onResult,
 		composer: comp,
-		sender:   sender,
+		smtp:     smtp,
+		sender:   cfg.senderID(),
 		now:      time.Now,
 	}
 	d.backoff = d.defaultBackoff
@@ -78,6 +84,7 @@ func NewDeliverer(cfg Config, ob *Outbox, logger *zap.Logger, onResult func(Mess
 		DefaultKind: Kind,
 		Logger:      logger,
 		OnResult:    d.result,
+		Mine:        d.mine,
 		// Through the seams, so tests may set them after NewDeliverer.
 		Now:     func() time.Time { return d.now() },
 		Backoff: func(attempt int) time.Duration { return d.backoff(attempt) },
@@ -155,4 +162,41 @@ func (d *Deliverer) decode(e outbox.Entry) (Message, bool) {
 // (or retry_backoff, if larger), with jitter (outbox.Backoff).
 func (d *Deliverer) defaultBackoff(attempt int) time.Duration {
 	return outbox.Backoff(time.Duration(d.cfg.RetryBackoff), maxBackoff, attempt)
+}
+
+// Enqueue stores m for delivery by this deliverer, as its sender (see
+// Outbox.Enqueue and sender.go).
+func (d *Deliverer) Enqueue(ctx context.Context, m Message) error {
+	m.Sender = d.sender
+	return d.outbox.Enqueue(ctx, m)
+}
+
+// Start starts the workers and makes this deliverer's sender known as
+// running (sender.go). Starting a started deliverer does nothing.
+func (d *Deliverer) Start() {
+	d.startMu.Lock()
+	defer d.startMu.Unlock()
+	if !d.started {
+		runningSenders.add(d)
+		d.started = true
+	}
+	d.Deliverer.Start()
+}
+
+// Stop stops the workers; other deliverers of the queue then send the
+// mails this one's sender leaves, if no other deliverer of it runs.
+func (d *Deliverer) Stop() {
+	d.startMu.Lock()
+	defer d.startMu.Unlock()
+	d.Deliverer.Stop()
+	if d.started {
+		d.started = false
+		runningSenders.remove(d)
+	}
+}
+
+// Destruct stops the deliverer (caddy.Destructor).
+func (d *Deliverer) Destruct() error {
+	d.Stop()
+	return nil
 }

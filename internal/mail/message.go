@@ -33,6 +33,9 @@ type Message struct {
 	Label string `json:"label,omitempty"`
 	// CreatedAt is set by Enqueue when zero.
 	CreatedAt time.Time `json:"createdAt"`
+	// Sender fingerprints the email block that queued it (Config.senderID,
+	// set by Deliverer.Enqueue): its deliverer sends it (sender.go).
+	Sender string `json:"sender,omitempty"`
 }
 
 // Size caps of the fields, so one outbox document stays small.

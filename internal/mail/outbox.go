@@ -27,6 +27,7 @@ type Outbox struct {
 	box   *outbox.Outbox
 	store *store.Store
 	now   func() time.Time
+	key   string // the storage and namespace (outbox.StorageKey)
 }
 
 // NewOutbox returns the outbox of queue ("" for the shared default) in
@@ -36,7 +37,7 @@ func NewOutbox(storage certmagic.Storage, queue string) *Outbox {
 	if queue != "" {
 		ns = path.Join(ns, queue)
 	}
-	o := &Outbox{now: time.Now}
+	o := &Outbox{now: time.Now, key: outbox.StorageKey(storage, ns)}
 	o.box = outbox.New(storage, ns, func() time.Time { return o.now() })
 	o.store = o.box.Store()
 	return o

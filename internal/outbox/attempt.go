@@ -98,6 +98,11 @@ func (d *Deliverer) claim(ctx context.Context, id string, now bool) (doc Documen
 		// Nobody here can deliver it (yet): look again later.
 		return doc, false, d.opts.Now().Add(storageRetry), true
 	}
+	if d.opts.Mine != nil && !doc.Status.State.Final() &&
+		!d.opts.Mine(Entry{ID: id, Kind: doc.Kind, Message: doc.Message, Attempt: doc.Status.Attempts + 1}) {
+		// Another configuration's: the next scan asks again.
+		return doc, false, next, false
+	}
 
 	if d.opts.AfterPeek != nil {
 		d.opts.AfterPeek(id)

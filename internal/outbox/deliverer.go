@@ -66,6 +66,12 @@ type Options struct {
 	AfterPeek func(id string)
 	// Rescan replaces the interval of whole-outbox scans.
 	Rescan time.Duration
+	// Mine, if set, says whether this deliverer should attempt a message
+	// that is due. A message it is not for is left alone (no claim, no
+	// attempt counted) until a later scan asks again: the deliverers of
+	// several configurations that share an outbox each take their own.
+	// It runs on a worker for every due message it sees: keep it cheap.
+	Mine func(Entry) bool
 }
 
 func (o Options) withDefaults() Options {
