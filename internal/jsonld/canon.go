@@ -167,6 +167,7 @@ func (c *Canonicalizer) canonize(doc any, o Options) (string, error) {
 func (c *Canonicalizer) checkDataset(ds *ld.RDFDataset) error {
 	quads := 0
 	mentions := map[string][]string{}
+	quadsOf := map[string][]blankQuad{}
 	for graph, qs := range ds.Graphs {
 		quads += len(qs)
 		if quads > c.limits.MaxQuads {
@@ -179,6 +180,7 @@ func (c *Canonicalizer) checkDataset(ds *ld.RDFDataset) error {
 				if strings.HasPrefix(p, "_:") && !seen[p] {
 					seen[p] = true
 					mentions[p] = append(mentions[p], maskQuad(parts, p))
+					quadsOf[p] = append(quadsOf[p], parts)
 				}
 			}
 			if len(mentions) > c.limits.MaxBlankNodes {
@@ -187,13 +189,18 @@ func (c *Canonicalizer) checkDataset(ds *ld.RDFDataset) error {
 		}
 	}
 	groups := map[string]int{}
-	for _, ms := range mentions {
+	sigs := make(map[string]string, len(mentions))
+	for n, ms := range mentions {
 		sort.Strings(ms)
 		sig := strings.Join(ms, "\n")
+		sigs[n] = sig
 		groups[sig]++
 		if groups[sig] > c.limits.MaxTwinBlankNodes {
 			return limitErr("more than %d indistinguishable blank nodes", c.limits.MaxTwinBlankNodes)
 		}
+	}
+	if !nDegreeWork(quadsOf, sigs, nDegreeBudget) {
+		return limitErr("blank nodes too alike to canonicalize in bounded time")
 	}
 	return nil
 }
