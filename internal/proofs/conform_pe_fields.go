@@ -75,6 +75,9 @@ func fieldProblems(d *peDescriptor, cred map[string]any, budget *jsonpath.Budget
 				break
 			}
 			for _, v := range vals {
+				if unordered && statesNothing(v) {
+					continue // not signed: the holder may have added it
+				}
 				found = true
 				if filter == nil || filter.Match(v) {
 					matched = true
@@ -96,4 +99,32 @@ func fieldProblems(d *peDescriptor, cred map[string]any, budget *jsonpath.Budget
 		}
 	}
 	return problems
+}
+
+// statesNothing reports whether v, as a JSON-LD value, makes no RDF
+// statement: null, an array of such values (an empty one too), a value
+// object whose @value is null, or a @set of nothing. A proof that signs
+// the canonical RDF does not sign it, so a holder can add it to an
+// issuer's credential after issuance, and it must not answer a field the
+// credential does not have.
+func statesNothing(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case []any:
+		for _, e := range v {
+			if !statesNothing(e) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		if val, ok := v["@value"]; ok {
+			return val == nil
+		}
+		if set, ok := v["@set"]; ok { // beside it only @index, which is not signed either
+			return statesNothing(set)
+		}
+	}
+	return false
 }
