@@ -1,13 +1,12 @@
 package recordlog
 
 import (
+	"errors"
 	"os"
 	"time"
 
 	"github.com/google/uuid"
 	"go.uber.org/zap"
-
-	"github.com/proofgate/proofgate/internal/diskfile"
 )
 
 // maybeCompact starts compacting one finished file when it is mostly
@@ -18,7 +17,12 @@ func (l *Log) maybeCompact() {
 		return
 	}
 	var victim *segment
+	removals := false
 	for _, s := range l.segs {
+		if s.removing {
+			removals = true // retried first by the compaction started here
+			continue
+		}
 		if s == l.cur || s == l.writing {
 			continue
 		}
@@ -35,7 +39,7 @@ func (l *Log) maybeCompact() {
 			victim = s // oldest first: its deletions may then be dropped
 		}
 	}
-	if victim == nil {
+	if victim == nil && !removals {
 		return
 	}
 	l.busy = true
@@ -45,9 +49,12 @@ func (l *Log) maybeCompact() {
 
 // compact copies what is current in s to the end of the journal, then
 // removes s. Its deletions are copied too while an older file remains,
-// which may hold what they delete. A failure leaves s in place (its lines
-// are still valid; a copy made meanwhile is the same version) for a later
-// attempt.
+// which may hold what they delete: a file whose removal is not yet
+// durable counts, as it is still among l.segs. A failure leaves s in place
+// (its lines are still valid; a copy made meanwhile is the same version)
+// for a later attempt. The removals that failed before are retried first
+// (s is nil when there is only that to do): each file then durably gone
+// lets the deletions of newer ones be dropped.
 func (l *Log) compact(s *segment) {
 	defer func() {
 		l.mu.Lock()
@@ -55,6 +62,10 @@ func (l *Log) compact(s *segment) {
 		l.mu.Unlock()
 		l.compacting.Done()
 	}()
+	l.retryRemovals()
+	if s == nil {
+		return
+	}
 	l.mu.RLock()
 	var moves []op
 	l.index.each(func(id uuid.UUID, at loc) {
@@ -101,18 +112,55 @@ func (l *Log) compact(s *segment) {
 		l.mu.Unlock()
 		return
 	}
-	delete(l.segs, s.seq)
+	// Nothing points into s any more (writes go to the current file), so
+	// it is closed; it stays known until its removal is durable.
+	s.removing = true
 	_ = s.f.Close()
 	l.mu.Unlock()
-	// The removal is made durable before anything relies on it: a later
-	// compaction drops deletions once no older file remains, and a file
-	// that came back after a crash would bring back what they deleted.
+	l.remove(s)
+}
+
+// remove removes the file of s, compacted and closed, and forgets s only
+// once the removal is durable: a compaction drops the deletions of a file
+// once no older file remains, and a file that is still on disk, or came
+// back after a crash, would bring back what they deleted (and a floor
+// that forgot its deletions would let a write of a deleted id go below
+// them). On a failure s stays among l.segs, marked removing, and a later
+// compaction (after retryAt, as for a failed one) tries again.
+func (l *Log) remove(s *segment) {
 	err := os.Remove(s.f.Name())
-	if err == nil {
-		err = diskfile.SyncDir(l.dir)
+	if errors.Is(err, os.ErrNotExist) {
+		err = nil // removed by an attempt whose directory sync failed
 	}
+	if err == nil {
+		err = syncDir(l.dir)
+	}
+	l.mu.Lock()
+	if err == nil {
+		delete(l.segs, s.seq)
+	} else {
+		l.retryAt = l.now().Add(time.Minute)
+	}
+	l.mu.Unlock()
 	if err != nil {
-		l.logger.Warn("record journal: removing a compacted file", zap.String("file", s.f.Name()), zap.Error(err))
+		l.logger.Warn("record journal: removing a compacted file failed; it is kept, with the deletions it needs, for a later attempt",
+			zap.String("file", s.f.Name()), zap.Error(err))
+	}
+}
+
+// retryRemovals tries again to remove the compacted files whose removal
+// failed.
+func (l *Log) retryRemovals() {
+	l.mu.RLock()
+	var again []*segment
+	for _, s := range l.segs {
+		if s.removing {
+			again = append(again, s)
+		}
+	}
+	l.mu.RUnlock()
+	for _, s := range again {
+		l.remove(s)
 	}
 }
 

@@ -112,7 +112,8 @@ func Drain(dir string, logger *zap.Logger, put func(id uuid.UUID, doc []byte) er
 		s := l.segs[seq]
 		_ = s.f.Close()
 		delete(l.segs, seq)
-		if err := removeFile(s.f.Name()); err != nil {
+		// A compacted file whose directory sync failed may be gone already.
+		if err := removeFile(s.f.Name()); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return n, fmt.Errorf("removing the drained journal file %s: %w", s.f.Name(), err)
 		}
 		if err := diskfile.SyncDir(dir); err != nil {

@@ -59,6 +59,10 @@ const (
 	suffix   = ".jsonl"
 )
 
+// syncDir makes a directory's new or removed names durable (a variable
+// for the tests, which make it fail or note it).
+var syncDir = diskfile.SyncDir
+
 // ErrInUse means another process holds the journal.
 var ErrInUse = errors.New("recordlog: the journal is in use by another process")
 
@@ -101,6 +105,11 @@ type segment struct {
 	// back); garbageAt is when a line of it first stopped being current,
 	// superseded or deleted (zero: every line is current).
 	opened, garbageAt time.Time
+	// removing: compacted and closed, but its removal failed or is not
+	// yet durable. It is kept as a file still on disk (an older file for
+	// the deletions of newer ones, its own deletions in floor) until a
+	// later compaction removes it (compact.go).
+	removing bool
 }
 
 // op is one line to write.
@@ -167,7 +176,7 @@ func Open(dir string, logger *zap.Logger) (*Log, error) {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := makeDir(dir); err != nil {
 		return nil, err
 	}
 	lock, err := diskfile.LockExclusive(filepath.Join(dir, lockName))
@@ -188,6 +197,36 @@ func Open(dir string, logger *zap.Logger) (*Log, error) {
 	l.stopReport = metrics.ReportJournal(l.stats)
 	l.startScrub()
 	return l, nil
+}
+
+// makeDir creates dir and its missing parents (os.MkdirAll), durably: a
+// new directory's name is an entry of its parent, which a power loss can
+// forget as it would a new file's, and with it every record written below
+// it. So the parent of each directory created is synced before Open
+// returns, before any write relies on it (the files' own names are synced
+// as each is created).
+func makeDir(dir string) error {
+	var made []string
+	for d := filepath.Clean(dir); ; {
+		if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		made = append(made, d)
+		up := filepath.Dir(d)
+		if up == d {
+			break
+		}
+		d = up
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	for _, d := range made {
+		if err := syncDir(filepath.Dir(d)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // stats returns the records held and the bytes of the files' lines (not
@@ -239,14 +278,26 @@ func (l *Log) closeFiles() {
 	}
 }
 
-// Put stores doc (one line of compact JSON: no raw newline) as the
-// current version of id, durably: nil once it is on disk.
+// Put stores doc (a JSON object on one line: no raw newline, no NUL byte,
+// nothing around its braces) as the current version of id, durably: nil
+// once it is on disk.
+//
+// What the journal could not read back is refused, not acknowledged: a
+// newline would split the line, a NUL reads as the zeros filled ahead of
+// the lines (the file's lines end there, this one and every later one),
+// and a line whose document is not from '{' to '}' is skipped as
+// unreadable (parseLine). The JSON itself is not parsed: the callers
+// marshal it, and this runs on every write.
 func (l *Log) Put(id uuid.UUID, doc []byte) error {
-	if len(doc) == 0 || bytes.IndexByte(doc, '\n') >= 0 {
-		return errors.New("recordlog: a document must be one line of JSON")
-	}
-	if len(doc) > maxDoc {
+	switch {
+	case len(doc) > maxDoc:
 		return fmt.Errorf("recordlog: a document of %d bytes is over the limit of %d", len(doc), maxDoc)
+	case len(doc) < 2 || doc[0] != '{' || doc[len(doc)-1] != '}':
+		return errors.New("recordlog: a document must be a JSON object, from its '{' to its '}'")
+	case bytes.IndexByte(doc, '\n') >= 0:
+		return errors.New("recordlog: a document must be one line of JSON: it holds a raw newline")
+	case bytes.IndexByte(doc, 0) >= 0:
+		return errors.New("recordlog: a document must not hold a NUL byte")
 	}
 	return l.commit.Submit(op{id: id, doc: doc})
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -96,6 +98,30 @@ func TestRefusesMultiLineDocuments(t *testing.T) {
 	}
 }
 
+// TestPutRefusesWhatReplayCannotRead: Put refuses a document the journal
+// could not read back at the next start (a NUL byte reads as the end of
+// the file's lines, losing every later one in it; a document that is not
+// a JSON object is skipped as unreadable) instead of acknowledging it.
+func TestPutRefusesWhatReplayCannotRead(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, c := uuid.New(), uuid.New(), uuid.New()
+	errNUL := l.Put(a, []byte("{\"note\":\"x\x00y\"}"))
+	errArr := l.Put(c, []byte(`["not","an","object"]`))
+	if err := l.Put(b, doc(b, "request-sent")); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	l2 := open(t, dir)
+	if (errNUL == nil && !l2.Has(a)) || !l2.Has(b) || (errArr == nil && !l2.Has(c)) {
+		t.Fatalf("acknowledged writes lost at restart: NUL doc (Put err %v) held %v; later record held %v; array doc (Put err %v) held %v",
+			errNUL, l2.Has(a), l2.Has(b), errArr, l2.Has(c))
+	}
+}
+
 // TestConcurrentWritersShareCommits: 64 writers at once all land, in far
 // fewer commits than writes (every commit is one line batch: counted as
 // the fdatasyncs would be, by the batches the committer wrote).
@@ -173,6 +199,35 @@ func TestFailedWriteStartsAnotherFile(t *testing.T) {
 	mustGet(t, l, a)
 	if got := mustGet(t, l, b); !bytes.Equal(got, doc(b, "two")) {
 		t.Fatalf("b: %s", got)
+	}
+}
+
+// TestOpenCreatesItsDirectoryDurably: Open syncs the parent of each
+// directory it creates, so that a power loss cannot forget the journal's
+// directory, and the records in it, with its name; a directory that is
+// there already costs no sync.
+func TestOpenCreatesItsDirectoryDurably(t *testing.T) {
+	defer func(sync func(string) error) { syncDir = sync }(syncDir)
+	var synced []string
+	syncDir = func(dir string) error {
+		synced = append(synced, dir)
+		return diskfile.SyncDir(dir)
+	}
+	root := t.TempDir()
+	dir := filepath.Join(root, "proofgate", "records-journal")
+	l, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	slices.Sort(synced)
+	if want := []string{root, filepath.Join(root, "proofgate")}; !slices.Equal(synced, want) {
+		t.Fatalf("synced %q, want %q", synced, want)
+	}
+	synced = nil
+	open(t, dir)
+	if len(synced) != 0 {
+		t.Fatalf("synced %q for a directory that was there", synced)
 	}
 }
 
