@@ -91,8 +91,9 @@ func agentSeries(t *testing.T, agent string) int {
 	return n
 }
 
-// An agent a reload removed leaves no series behind, and one that comes
-// back is counted again (its cached observers went with its series).
+// An agent a reload removed leaves no series behind, a call of it that
+// ends afterwards brings none back, and an agent a config uses again is
+// counted again (its cached observers went with its series).
 func TestForgetAgent(t *testing.T) {
 	const gone, kept = "credo http://gone.test", "credo http://kept.test"
 	for _, a := range []string{gone, kept} {
@@ -110,8 +111,22 @@ func TestForgetAgent(t *testing.T) {
 		t.Errorf("%d series of the other agent, want 2", n)
 	}
 	ObserveAgentCall(gone, "GET", "/proofs/3fa85f64-5717-4562-b3fc-2c963f66afa6", 200, time.Millisecond)
+	if n := agentSeries(t, gone); n != 0 {
+		t.Errorf("%d series after a late call of a forgotten agent, want none", n)
+	}
+	set := false
+	IfAgentUsed(gone, func() { set = true })
+	if set {
+		t.Error("IfAgentUsed ran for a forgotten agent")
+	}
+	UseAgent(gone)
+	ObserveAgentCall(gone, "GET", "/proofs/3fa85f64-5717-4562-b3fc-2c963f66afa6", 200, time.Millisecond)
 	if n := agentSeries(t, gone); n != 1 {
-		t.Errorf("%d series once the agent is called again, want 1", n)
+		t.Errorf("%d series once a config uses the agent again, want 1", n)
+	}
+	IfAgentUsed(gone, func() { set = true })
+	if !set {
+		t.Error("IfAgentUsed did not run for an agent in use")
 	}
 	ForgetAgent(gone)
 	ForgetAgent(kept)

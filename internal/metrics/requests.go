@@ -184,10 +184,19 @@ func ObserveAgentCall(agent, method, path string, status int, d time.Duration) {
 // template, outcome) once resolved: the label set is bounded (configured
 // agents, the calls proofgate makes), and looking one up by a key built
 // on the stack costs no allocation, unlike WithLabelValues on every call.
+//
+// forgotten holds the agents ForgetAgent removed that no config has used
+// since (UseAgent): a call under way when its config was cleaned up (a
+// long grace period) ends after ForgetAgent, and its observation must not
+// bring the agent's series back for good.
 var agentCallObservers = struct {
 	sync.RWMutex
-	m map[string]prometheus.Observer
-}{m: map[string]prometheus.Observer{}}
+	m         map[string]prometheus.Observer
+	forgotten map[string]bool
+}{m: map[string]prometheus.Observer{}, forgotten: map[string]bool{}}
+
+// discard is the observer of a forgotten agent's late calls.
+var discard = prometheus.ObserverFunc(func(float64) {})
 
 func agentCallObserver(agent, method, path, outcome string) prometheus.Observer {
 	var buf [256]byte
@@ -211,6 +220,9 @@ func agentCallObserver(agent, method, path, outcome string) prometheus.Observer 
 	if o, ok := agentCallObservers.m[string(key)]; ok {
 		return o
 	}
+	if agentCallObservers.forgotten[agent] {
+		return discard
+	}
 	o = agentCalls.WithLabelValues(agent, method+" "+CallPath(path), outcome)
 	agentCallObservers.m[string(key)] = o
 	return o
@@ -223,6 +235,7 @@ func agentCallObserver(agent, method, path, outcome string) prometheus.Observer 
 func ForgetAgent(agent string) {
 	agentCallObservers.Lock()
 	defer agentCallObservers.Unlock()
+	agentCallObservers.forgotten[agent] = true
 	prefix := agent + "\x00"
 	for k := range agentCallObservers.m {
 		if strings.HasPrefix(k, prefix) {
@@ -230,6 +243,26 @@ func ForgetAgent(agent string) {
 		}
 	}
 	agentCalls.DeletePartialMatch(prometheus.Labels{"agent": agent})
+}
+
+// UseAgent says a config calls agent (again): its calls are counted,
+// even after an earlier ForgetAgent.
+func UseAgent(agent string) {
+	agentCallObservers.Lock()
+	defer agentCallObservers.Unlock()
+	delete(agentCallObservers.forgotten, agent)
+}
+
+// IfAgentUsed runs fn unless agent was forgotten and not used since, so
+// that fn may set one of the agent's series (the caller's own gauge)
+// without racing ForgetAgent: a series set here is there when
+// ForgetAgent returns, to be removed by its caller after it.
+func IfAgentUsed(agent string, fn func()) {
+	agentCallObservers.RLock()
+	defer agentCallObservers.RUnlock()
+	if !agentCallObservers.forgotten[agent] {
+		fn()
+	}
 }
 
 // CallPath replaces the segments of an agent path that name things (ids,

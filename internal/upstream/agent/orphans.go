@@ -198,7 +198,7 @@ func (o *Orphans) Sweep(ctx context.Context, resolve Resolve) ([]Orphan, error) 
 		}
 		left = append(left, doc)
 	}
-	orphanGauge.WithLabelValues(o.agent).Set(float64(len(left)))
+	setOrphans(o.agent, len(left))
 	if len(left) > 0 {
 		var threads, windows []string
 		for _, d := range left {

@@ -22,12 +22,23 @@ type agentSeries string
 
 // Destruct implements caddy.Destructor.
 func (a agentSeries) Destruct() error {
-	orphanGauge.DeleteLabelValues(string(a))
+	// Forgotten first: a late orphan count (setOrphans) either lands
+	// before and is deleted here, or is not made.
 	metrics.ForgetAgent(string(a))
+	orphanGauge.DeleteLabelValues(string(a))
 	return nil
 }
 
 // useAgent notes that a config calls agent; releaseAgent undoes it.
-func useAgent(agent string) { agentsInUse.LoadOrStore(agent, agentSeries(agent)) }
+func useAgent(agent string) {
+	agentsInUse.LoadOrStore(agent, agentSeries(agent))
+	metrics.UseAgent(agent)
+}
+
+// setOrphans sets the agent's upstream_orphans, unless no config calls
+// the agent any more (a sweep that ended after its config's Cleanup).
+func setOrphans(agent string, n int) {
+	metrics.IfAgentUsed(agent, func() { orphanGauge.WithLabelValues(agent).Set(float64(n)) })
+}
 
 func releaseAgent(agent string) { _, _ = agentsInUse.Delete(agent) }

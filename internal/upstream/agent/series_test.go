@@ -89,4 +89,20 @@ func TestAgentSeriesFollowConfigs(t *testing.T) {
 	if hasSeries(t, orphans, kept) || hasSeries(t, calls, kept) {
 		t.Errorf("series of %q left after its last config was cleaned up", kept)
 	}
+	// A call under way at the Cleanup (a long grace period) ends, and an
+	// orphan sweep with it: neither brings the series back.
+	metrics.ObserveAgentCall(kept, "POST", "/proofs/create-request-oob", 200, time.Millisecond)
+	setOrphans(kept, 3)
+	if hasSeries(t, orphans, kept) || hasSeries(t, calls, kept) {
+		t.Errorf("a call that ended after the last Cleanup brought back series of %q", kept)
+	}
+	// Used again by a config: counted again.
+	again, _ := connect("http://127.0.0.1:7301")
+	setOrphans(kept, 1)
+	if !hasSeries(t, orphans, kept) || !hasSeries(t, calls, kept) {
+		t.Errorf("no series of %q once a config uses it again", kept)
+	}
+	if err := again.Cleanup(); err != nil {
+		t.Fatal(err)
+	}
 }
