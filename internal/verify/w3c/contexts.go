@@ -3,6 +3,7 @@ package w3c
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/proofgate/proofgate/internal/verify"
 )
@@ -83,8 +84,12 @@ func allowedContext(c any) error {
 		for k, val := range x {
 			switch k {
 			case "@vocab":
-				if _, ok := val.(string); !ok {
+				vocab, ok := val.(string)
+				if !ok {
 					return contextProblem("an @vocab that is not a string")
+				}
+				if !endsWhereNamesStart(vocab) {
+					return detailError{verify.ReasonContext, fmt.Sprintf("its @context holds an @vocab (%q) that is not an absolute IRI ending in '/', '#' or ':': the proof signs the names an @vocab makes, not the @vocab, so one that ends inside a word would let a holder move part of a signed name into it (an ExpiredLibraryCard shown as a LibraryCard)", verify.Truncate(vocab, 100))}
 				}
 			case "@version":
 			default:
@@ -100,6 +105,22 @@ func allowedContext(c any) error {
 		return contextProblem("null (it clears the contexts before it)")
 	}
 	return contextProblem("a value that is neither a URL nor an object")
+}
+
+// endsWhereNamesStart reports whether vocab is an absolute IRI (it has a
+// scheme: a relative one is appended to the @vocab before it) that ends
+// at a delimiter, as published vocabularies do, so that the names it
+// makes cannot be split differently between it and a member's name.
+func endsWhereNamesStart(vocab string) bool {
+	colon := strings.IndexByte(vocab, ':')
+	if colon < 1 || strings.ContainsAny(vocab[:colon], "/#?") {
+		return false
+	}
+	switch vocab[len(vocab)-1] {
+	case '/', '#', ':':
+		return true
+	}
+	return false
 }
 
 func contextProblem(what string) error {

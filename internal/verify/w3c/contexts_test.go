@@ -70,6 +70,46 @@ func TestInlineContextDefinitions(t *testing.T) {
 	}
 }
 
+// The proof does not sign the @vocab either, only the names it makes:
+// a holder that moves the end of the @vocab into a name respells the
+// name (an ExpiredLibraryCard shown as a LibraryCard) and the proof still
+// verifies. An inline @vocab must end where names start: at '/', '#' or
+// ':', as every published vocabulary does.
+func TestVocabCannotSplitASignedName(t *testing.T) {
+	issuer, holder := newParty(t), newParty(t)
+	card := acapyCredential(issuer.did, holder.did)
+	card["type"] = []any{"VerifiableCredential", "ExpiredLibraryCard"}
+	card["credentialSubject"] = map[string]any{"id": holder.did}
+	signed := issuer.sign(t, card, ldp.SignOptions{Purpose: did.AssertionMethod})
+	for _, tt := range []struct {
+		name   string
+		vocab  string
+		typ    string
+		reason string
+	}{
+		{"as issued", testVocab, "ExpiredLibraryCard", ""},
+		{"the vocab ends inside the name", testVocab + "Expired", "LibraryCard", verify.ReasonContext},
+		{"a relative vocab, appended to the one before", "Expired", "LibraryCard", verify.ReasonContext},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cred := deepCopy(t, signed)
+			ctx := cred["@context"].([]any)
+			if tt.name == "a relative vocab, appended to the one before" {
+				cred["@context"] = append(ctx, map[string]any{"@vocab": tt.vocab})
+			} else {
+				ctx[1].(map[string]any)["@vocab"] = tt.vocab
+			}
+			cred["type"] = []any{"VerifiableCredential", tt.typ}
+			pres := holder.sign(t, acapyPresentation(cred), ldp.SignOptions{Purpose: did.Authentication, Challenge: testChallenge})
+			got, err := newTestVerifier(t, Options{}, Env{}).Verify(context.Background(), input(t, pres))
+			if err != nil || got.Reason != tt.reason || got.Verified != (tt.reason == "") {
+				raw, _ := json.Marshal(got)
+				t.Fatalf("verdict %s %v, want %q", raw, err, tt.reason)
+			}
+		})
+	}
+}
+
 func TestAllowedContext(t *testing.T) {
 	for _, tt := range []struct {
 		name string
@@ -85,6 +125,12 @@ func TestAllowedContext(t *testing.T) {
 		{"@protected", `{"@protected":true}`, false},
 		{"@base", `{"@base":"https://example.org/"}`, false},
 		{"@vocab not a string", `{"@vocab":1}`, false},
+		{"@vocab ending in /", `{"@vocab":"https://schema.org/"}`, true},
+		{"@vocab ending in :", `{"@vocab":"urn:example:"}`, true},
+		{"@vocab ending inside a word", `{"@vocab":"https://example.org/v#Expired"}`, false},
+		{"relative @vocab", `{"@vocab":"Expired"}`, false},
+		{"relative @vocab ending in #", `{"@vocab":"v#"}`, false},
+		{"empty @vocab", `{"@vocab":""}`, false},
 		{"null", `null`, false},
 		{"a number", `1`, false},
 		{"nested arrays", `[["https://www.w3.org/2018/credentials/v1"]]`, false},
