@@ -33,9 +33,13 @@ func (l *Log) writeBatch(batch []pending) error {
 		err = l.store(context.Background(), l.name('b'), doc)
 	}
 	if err != nil {
+		l.idx.release(doc.Owners) // nothing written: the ids are free again
 		return err
 	}
+	// Put before the claims end, so that a create of one of these ids
+	// finds it held or claimed at every moment.
 	l.idx.add(doc.Owners, ts)
+	l.idx.release(doc.Owners)
 	l.maybeCompact()
 	return nil
 }

@@ -26,9 +26,13 @@ type index struct {
 	// stays forgotten. Forgetting only undoes a create whose request
 	// failed, so it grows slowly; with a retention, expire drops the ids
 	// past tombstoneCutoff.
-	gone   map[string]uint32
-	orgs   []string
-	orgIDs map[string]uint32
+	gone map[string]uint32
+	// claimed holds the ids of creates whose owners are being written
+	// (claim): a second create of one id is refused before either is
+	// durable.
+	claimed map[string]struct{}
+	orgs    []string
+	orgIDs  map[string]uint32
 }
 
 // owner is an org's number and the record's creation time (Unix seconds;
@@ -39,10 +43,11 @@ type owner struct {
 
 func newIndex() *index {
 	return &index{
-		uuids:  make(map[[16]byte]owner),
-		other:  make(map[string]owner),
-		gone:   make(map[string]uint32),
-		orgIDs: make(map[string]uint32),
+		uuids:   make(map[[16]byte]owner),
+		other:   make(map[string]owner),
+		gone:    make(map[string]uint32),
+		claimed: make(map[string]struct{}),
+		orgIDs:  make(map[string]uint32),
 	}
 }
 
@@ -115,6 +120,57 @@ func (x *index) add(entries []Entry, forgotten []tombstone) {
 	}
 }
 
+// claim reserves id for a create and reports whether it could: not when
+// id has an owner (expired or not: it was some org's record), was
+// forgotten (a create undone, or a record deleted), or is claimed by a
+// create in flight. A create only ever adds an owner; the id an agent
+// answers with is not trusted to be new. The claim lasts until release.
+func (x *index) claim(id string) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.has(id) {
+		return false
+	}
+	if _, gone := x.gone[id]; gone {
+		return false
+	}
+	if _, claimed := x.claimed[id]; claimed {
+		return false
+	}
+	x.claimed[id] = struct{}{}
+	return true
+}
+
+// known reports whether claim would refuse id.
+func (x *index) known(id string) bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	_, gone := x.gone[id]
+	_, claimed := x.claimed[id]
+	return gone || claimed || x.has(id)
+}
+
+// release ends the claims of entries, written (add has put them) or not.
+func (x *index) release(entries []Entry) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for i := range entries {
+		delete(x.claimed, entries[i].ID)
+	}
+}
+
+// has reports whether id has an owner in memory, expired or not; the
+// caller holds mu.
+func (x *index) has(id string) bool {
+	var ok bool
+	if u, isUUID := parseUUID(id); isUUID {
+		_, ok = x.uuids[u]
+	} else {
+		_, ok = x.other[id]
+	}
+	return ok
+}
+
 // len returns how many records are held.
 func (x *index) len() int {
 	x.mu.RLock()
@@ -122,7 +178,12 @@ func (x *index) len() int {
 	return len(x.uuids) + len(x.other)
 }
 
-// put remembers one id; the caller holds mu.
+// put remembers one id; the caller holds mu. An id already held keeps
+// its owner unless o was created earlier: instances sharing a storage
+// each claim only against what they have read, so two of them may write
+// owners of one id (an agent answering two creates with one record), and
+// every reader, whatever the order it reads them in, keeps the first
+// create's.
 func (x *index) put(id, org string, created uint32) {
 	n, ok := x.orgIDs[org]
 	if !ok {
@@ -132,10 +193,20 @@ func (x *index) put(id, org string, created uint32) {
 	}
 	o := owner{org: n, created: created}
 	if u, isUUID := parseUUID(id); isUUID {
-		x.uuids[u] = o
+		if held, ok := x.uuids[u]; !ok || o.before(held) {
+			x.uuids[u] = o
+		}
 	} else {
-		x.other[id] = o
+		if held, ok := x.other[id]; !ok || o.before(held) {
+			x.other[id] = o
+		}
 	}
+}
+
+// before reports whether o, another org's owner of held's id, was created
+// before it; an unknown time (0) is never before nor after.
+func (o owner) before(held owner) bool {
+	return o.org != held.org && o.created != 0 && held.created != 0 && o.created < held.created
 }
 
 // expireChunk is how many expired records expire removes per hold of the

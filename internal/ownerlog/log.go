@@ -163,6 +163,11 @@ func open(storage certmagic.Storage, dir string, logger *zap.Logger, retentions 
 // Get returns the org that created record id, from memory.
 func (l *Log) Get(id string) (string, bool) { return l.idx.get(id) }
 
+// Known reports whether id is known in memory: it has an owner (expired
+// or not), was forgotten, or is being remembered (Start). An id a create
+// did not claim is not the create's to clean up when it is known.
+func (l *Log) Known(id string) bool { return l.idx.known(id) }
+
 // Adopt puts e's org, learnt elsewhere, into memory (not storage), unless
 // e has expired or was forgotten; it reports whether it did.
 func (l *Log) Adopt(e Entry) bool { return l.idx.adopt(e) }
@@ -176,17 +181,33 @@ func (l *Log) Refresh(ctx context.Context) error {
 	return l.refresh.wait(ctx)
 }
 
-// Append durably remembers e. It returns once e's batch is stored: with
-// many concurrent calls one storage write serves them all.
+// ErrTaken is Append's and Start's refusal of an id that already has an
+// owner, was forgotten, or is being remembered by another call: an owner
+// is only ever added, never replaced.
+var ErrTaken = errors.New("ownerlog: the record id already has an owner or was forgotten")
+
+// Append durably remembers e, a record just created, or refuses its id
+// (ErrTaken). It returns once e's batch is stored: with many concurrent
+// calls one storage write serves them all.
 func (l *Log) Append(e Entry) error {
-	return l.commit.Submit(pending{entry: e})
+	t, err := l.Start(e)
+	if err != nil {
+		return err
+	}
+	return t.Wait()
 }
 
-// Start begins remembering e durably and returns at once: the ticket's
-// Wait returns once e's batch is stored, as Append does. A caller can make
-// a network call meanwhile.
-func (l *Log) Start(e Entry) groupcommit.Ticket {
-	return l.commit.Start(pending{entry: e})
+// Start begins remembering e durably and returns at once, or refuses e's
+// id (ErrTaken) as Append does: the ticket's Wait returns once e's batch is
+// stored. A caller can make a network call meanwhile. The id is claimed
+// from the start, so that two calls with one id never both succeed;
+// only ids this process has read are known (a lookup that misses reads
+// the rest, a create does not: it must stay one map lookup).
+func (l *Log) Start(e Entry) (groupcommit.Ticket, error) {
+	if !l.idx.claim(e.ID) {
+		return groupcommit.Ticket{}, ErrTaken
+	}
+	return l.commit.Start(pending{entry: e}), nil
 }
 
 // Forget durably forgets record id (a tombstone).

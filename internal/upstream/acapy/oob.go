@@ -19,6 +19,11 @@ import (
 // a usable pres_ex_id (or too large to read) may leave a request at the
 // agent that is neither deleted nor tracked: ACA-Py picks its id and
 // thread, and only that answer names them.
+//
+// An answer naming a record proofgate already knows (remembered for an
+// org, or forgotten) is a bad answer: that record is not this create's,
+// so it is neither remembered for the caller's org nor deleted or
+// forgotten by the cleanup, which touches only ids this create claimed.
 func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req backend.OOBRequest) (backend.OOBResult, error) {
 	body, err := buildCreate(req)
 	if err != nil {
@@ -39,19 +44,25 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 		bad := b.client.BadAnswer(call, err.Error())
 		// The agent may have made a request it answered about unusably:
 		// when the answer still names it, it is deleted (nobody gets its
-		// invitation).
-		if px, _ := readPresEx(resp.Body); isUUID4(px.PresExID) {
+		// invitation), unless proofgate knows that id: then it is some
+		// other request's.
+		if px, _ := readPresEx(resp.Body); isUUID4(px.PresExID) && !b.owners.Known(px.PresExID) {
 			b.discard(org, px.PresExID)
 		}
 		return backend.OOBResult{}, bad
 	}
+	// The answer names the record: its owner is made durable while the
+	// invitation is created, and waited for before either outcome. Start
+	// claims the id first, so a record proofgate already knows is refused
+	// before anything is done to it.
+	owner, err := b.owners.Start(rec.ID, org, rec.ThreadID)
+	if err != nil { // agent.ErrKnownRecord
+		return backend.OOBResult{}, b.client.BadAnswer(call, "create-request answer names a presentation exchange proofgate already knows, not a new one")
+	}
 	if err := ctx.Err(); err != nil {
-		b.discard(org, rec.ID) // nobody will get its invitation
+		b.undo(org, rec.ID, owner) // nobody will get its invitation
 		return backend.OOBResult{}, err
 	}
-	// The record's id is known: its owner is made durable while the
-	// invitation is created, and waited for before either outcome.
-	owner := b.owners.Start(rec.ID, org, rec.ThreadID)
 
 	icall := agent.Request{Method: http.MethodPost, Path: "/out-of-band/create-invitation", JSON: b.buildInvitation(org, req, rec.ID)}
 	iresp, err := b.do(ctx, org, icall)
@@ -70,10 +81,7 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 		}
 	}
 	if err != nil {
-		b.discard(org, rec.ID)
-		if owner.Wait() == nil {
-			b.forget(org, rec.ID)
-		}
+		b.undo(org, rec.ID, owner)
 		return backend.OOBResult{}, err
 	}
 	if err := owner.Wait(); err != nil {
@@ -89,6 +97,15 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 		OutOfBandID:   oobID,
 		InvitationURL: inv.InvitationURL,
 	}, nil
+}
+
+// undo deletes the request this create made (id, whose owner it
+// started) and forgets its owner once that is durable.
+func (b *Backend) undo(org backend.Org, id string, owner agent.Remembering) {
+	b.discard(org, id)
+	if owner.Wait() == nil {
+		b.forget(org, id)
+	}
 }
 
 // discard deletes a presentation exchange that no invitation carries, on

@@ -111,9 +111,9 @@ func (b *Backend) AcceptPresentation(ctx context.Context, org backend.Org, id st
 		return backend.ProofRecord{}, b.client.StatusError(call, resp, true)
 	}
 	b.notReady.Delete(id)
-	rec, err := normalize(resp.Body)
+	rec, err := b.recordAnswer(call, resp.Body, id)
 	if err != nil {
-		return backend.ProofRecord{}, b.client.BadAnswer(call, err.Error())
+		return backend.ProofRecord{}, err
 	}
 	if rec.State == "deleted" {
 		// A record created elsewhere with auto_remove: ACA-Py completed it,
@@ -149,6 +149,9 @@ func (b *Backend) wrongState(ctx context.Context, org backend.Org, id string, re
 	return rec.State, true
 }
 
+// get reads record id from the org's wallet. Every caller decides
+// something about id from it (its state for a 409, whether the wallet
+// holds it), so an answer about another record is a bad answer.
 func (b *Backend) get(ctx context.Context, org backend.Org, id string) (backend.ProofRecord, error) {
 	call := agent.Request{Method: http.MethodGet, Path: recordPath(id), Idempotent: true}
 	resp, err := b.do(ctx, org, call)
@@ -158,9 +161,21 @@ func (b *Backend) get(ctx context.Context, org backend.Org, id string) (backend.
 	if resp.Status/100 != 2 {
 		return backend.ProofRecord{}, b.client.StatusError(call, resp, true)
 	}
-	rec, err := normalize(resp.Body)
+	return b.recordAnswer(call, resp.Body, id)
+}
+
+// recordAnswer reads an answer about record id (capped at
+// max_response_size, as every answer is): a bad answer when it is not a
+// presentation exchange record, or is another one (a buggy agent, or a
+// proxy or cache answering from another request), which must never pass
+// for id.
+func (b *Backend) recordAnswer(call agent.Request, body []byte, id string) (backend.ProofRecord, error) {
+	rec, err := normalize(body)
 	if err != nil {
 		return backend.ProofRecord{}, b.client.BadAnswer(call, err.Error())
+	}
+	if rec.ID != id {
+		return backend.ProofRecord{}, b.client.BadAnswer(call, "the agent answered with another record")
 	}
 	return rec, nil
 }
@@ -171,9 +186,11 @@ func (b *Backend) RecordOrg(ctx context.Context, id string) (string, error) {
 }
 
 // RecordOrgIn reports whether record id belongs to org: it was created
-// through proofgate for org, or (created elsewhere) org's wallet holds it.
-// Only wallet isolation makes the second answer an ownership proof; for a
-// single-tenant agent shared by several orgs the caller must not rely on it.
+// through proofgate for org, or (created elsewhere) org's wallet answers
+// with that record (get: an answer about another record is a bad answer,
+// not "held"). Only wallet isolation makes the second answer an ownership
+// proof; for a single-tenant agent shared by several orgs the caller must
+// not rely on it.
 func (b *Backend) RecordOrgIn(ctx context.Context, org backend.Org, id string) (bool, error) {
 	return b.owners.OwnedBy(ctx, org, id, func() (bool, error) {
 		if !isUUID4(id) {

@@ -67,12 +67,24 @@ func (o *Ownership) Close() {
 	ownerlog.Release(o.log, o.retention)
 }
 
-// Remember records that org created the proof record id. It returns once
-// that is durable (one batch write shared with concurrent creates). A
-// storage failure is ErrUnavailable: without it the record could not be
-// authorized later.
+// ErrKnownRecord is Start's and Remember's refusal of a record proofgate
+// already knows: remembered for an org (another, or the same one), or
+// forgotten. The agent answered a create with a record that create did
+// not make (a buggy or compromised agent, or a proxy replaying an
+// answer): the backend answers it as a bad agent answer, and its cleanup
+// leaves that record alone.
+var ErrKnownRecord = errors.New("the agent answered a create with a proof record proofgate already knows")
+
+// Remember records that org created the proof record id, or refuses a
+// known id (ErrKnownRecord). It returns once that is durable (one batch
+// write shared with concurrent creates). A storage failure is
+// ErrUnavailable: without it the record could not be authorized later.
 func (o *Ownership) Remember(ctx context.Context, id string, org backend.Org, threadID string) error {
-	return o.Start(id, org, threadID).Wait()
+	r, err := o.Start(id, org, threadID)
+	if err != nil {
+		return err
+	}
+	return r.Wait()
 }
 
 // Remembering is an owner being made durable (Start).
@@ -89,13 +101,23 @@ func (r Remembering) Wait() error {
 
 // Start begins what Remember does and returns at once, so that a create
 // can make its next agent call while the owner's batch is written; the
-// create must Wait before it answers.
-func (o *Ownership) Start(id string, org backend.Org, threadID string) Remembering {
-	return Remembering{ticket: o.log.Start(ownerlog.Entry{
+// create must Wait before it answers. A known id is refused at once
+// (ErrKnownRecord), with nothing to wait for.
+func (o *Ownership) Start(id string, org backend.Org, threadID string) (Remembering, error) {
+	t, err := o.log.Start(ownerlog.Entry{
 		ID: id, OrgID: org.ID, Tenant: org.Tenant, Agent: o.agent, ThreadID: threadID,
 		CreatedAt: time.Now().UTC().Format(backend.TimeFormat),
-	})}
+	})
+	if err != nil {
+		return Remembering{}, ErrKnownRecord // the log's only refusal, ownerlog.ErrTaken
+	}
+	return Remembering{ticket: t}, nil
 }
+
+// Known reports whether proofgate knows record id (as Start would refuse
+// it), from memory: a create whose answer is unusable but names a known
+// id must not delete it, since it is not the create's.
+func (o *Ownership) Known(id string) bool { return o.log.Known(id) }
 
 // lookup returns the org that created record id, or backend.ErrNotFound
 // when it was not created through proofgate. Memory answers; a miss reads

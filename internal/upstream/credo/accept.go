@@ -39,9 +39,9 @@ func (b *Backend) AcceptPresentation(ctx context.Context, org backend.Org, id st
 		}
 		return backend.ProofRecord{}, refused
 	}
-	rec, err := normalize(resp.Body)
+	rec, err := b.recordAnswer(call, resp.Body, id)
 	if err != nil {
-		return backend.ProofRecord{}, b.client.BadAnswer(call, err.Error())
+		return backend.ProofRecord{}, err
 	}
 	rec.OrgID = org.ID
 	return rec, nil
@@ -60,7 +60,8 @@ func refusedForState(status int) bool {
 }
 
 // stateOf reads the record's current state with GET /didcomm/proofs/{id}
-// (legacy: /proofs/{id}); false when it cannot be read.
+// (legacy: /proofs/{id}); false when it cannot be read, or the answer is
+// about another record (its state would be answered as id's 409).
 func (b *Backend) stateOf(ctx context.Context, org backend.Org, id string) (string, bool) {
 	call := agent.Request{Method: http.MethodGet, Path: b.getPath(id, org.Tenant), Idempotent: true}
 	resp, err := b.do(ctx, org, call)
@@ -71,12 +72,26 @@ func (b *Backend) stateOf(ctx context.Context, org backend.Org, id string) (stri
 		_ = b.refused(org, call, resp, true) // logs it
 		return "", false
 	}
-	rec, err := normalize(resp.Body)
+	rec, err := b.recordAnswer(call, resp.Body, id) // logs a bad one
 	if err != nil {
-		_ = b.client.BadAnswer(call, err.Error())
 		return "", false
 	}
 	return rec.State, true
+}
+
+// recordAnswer reads an answer about record id (capped at
+// max_response_size, as every answer is): a bad answer when it is not a
+// proof record, or is another one (a buggy agent, or a proxy or cache
+// answering from another request), which must never pass for id.
+func (b *Backend) recordAnswer(call agent.Request, body []byte, id string) (backend.ProofRecord, error) {
+	rec, err := normalize(body)
+	if err != nil {
+		return backend.ProofRecord{}, b.client.BadAnswer(call, err.Error())
+	}
+	if rec.ID != id {
+		return backend.ProofRecord{}, b.client.BadAnswer(call, "the agent answered with another record")
+	}
+	return rec, nil
 }
 
 // normalize reads a Credo ProofExchangeRecord (its JSON is already the
@@ -118,9 +133,11 @@ func (b *Backend) RecordOrg(ctx context.Context, id string) (string, error) {
 }
 
 // RecordOrgIn reports whether record id belongs to org: it was created
-// through proofgate for org, or (created elsewhere) org's agent holds it.
-// Only tenant isolation makes the second answer an ownership proof; for a
-// dedicated agent shared by several orgs the caller must not rely on it.
+// through proofgate for org, or (created elsewhere) org's agent answers
+// with that record. Any other 2xx (another record, or a page a proxy
+// answers every path with) is a bad answer, not "held". Only tenant
+// isolation makes the second answer an ownership proof; for a dedicated
+// agent shared by several orgs the caller must not rely on it.
 func (b *Backend) RecordOrgIn(ctx context.Context, org backend.Org, id string) (bool, error) {
 	return b.owners.OwnedBy(ctx, org, id, func() (bool, error) {
 		call := agent.Request{Method: http.MethodGet, Path: b.getPath(id, org.Tenant), Idempotent: true}
@@ -129,6 +146,9 @@ func (b *Backend) RecordOrgIn(ctx context.Context, org backend.Org, id string) (
 			return false, err
 		}
 		if resp.Status/100 == 2 {
+			if _, err := b.recordAnswer(call, resp.Body, id); err != nil {
+				return false, err
+			}
 			return true, nil
 		}
 		if err := b.refused(org, call, resp, true); !errors.Is(err, backend.ErrNotFound) {

@@ -68,7 +68,9 @@ func (b *Backend) buildCreate(org backend.Org, req backend.OOBRequest) ([]byte, 
 
 // SendOutOfBandRequest creates the request and its invitation in one agent
 // call, then reads the new proof record back by thread id, because the
-// agent's answer names the thread but not the record.
+// agent's answer names the thread but not the record. A record proofgate
+// already knows is not a new one: such an answer is a bad answer, and the
+// record stays whose it was.
 func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req backend.OOBRequest) (backend.OOBResult, error) {
 	body, err := b.buildCreate(org, req)
 	if err != nil {
@@ -122,7 +124,14 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 	if rec.AutoAcceptProof == "" {
 		rec.AutoAcceptProof = req.AutoAcceptProof
 	}
-	if err := b.owners.Remember(ctx, rec.ID, org, rec.ThreadID); err != nil {
+	if err := b.owners.Remember(ctx, rec.ID, org, rec.ThreadID); errors.Is(err, agent.ErrKnownRecord) {
+		// The answer names the thread of a record proofgate already knows
+		// (another request's): not this create's, so it stays whose it
+		// was. What the agent made for this create, if anything, is
+		// unknown, and tracked as an unreadable answer is.
+		b.orphans.Record(org, "", "answer unreadable", started)
+		return backend.OOBResult{}, b.client.BadAnswer(call, "create-request-oob answer names the thread of a proof record proofgate already knows, not a new one")
+	} else if err != nil {
 		// Nobody gets the invitation, and credo-controller cannot delete
 		// the record: it is tracked as an orphan like the failures above.
 		b.client.Logger().Error("proof request created in the agent but its owner could not be stored",

@@ -13,7 +13,7 @@ var _ backend.RecordReader = (*Backend)(nil)
 
 // GetProofRecord implements backend.RecordReader: GET
 // /didcomm/proofs/{id} (legacy layout: /proofs/{id}) on the org's agent,
-// its answer checked (normalize) before it is returned.
+// its answer checked (recordAnswer) before it is returned.
 func (b *Backend) GetProofRecord(ctx context.Context, org backend.Org, id string) (backend.ProofRecord, error) {
 	call := agent.Request{Method: http.MethodGet, Path: b.getPath(id, org.Tenant), Idempotent: true}
 	resp, err := b.do(ctx, org, call)
@@ -23,12 +23,9 @@ func (b *Backend) GetProofRecord(ctx context.Context, org backend.Org, id string
 	if resp.Status/100 != 2 {
 		return backend.ProofRecord{}, b.client.StatusError(call, resp, true)
 	}
-	rec, err := normalize(resp.Body)
+	rec, err := b.recordAnswer(call, resp.Body, id)
 	if err != nil {
-		return backend.ProofRecord{}, b.client.BadAnswer(call, err.Error())
-	}
-	if rec.ID != id {
-		return backend.ProofRecord{}, b.client.BadAnswer(call, "the agent answered with another record")
+		return backend.ProofRecord{}, err
 	}
 	rec.OrgID = org.ID
 	return rec, nil
