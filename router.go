@@ -16,14 +16,37 @@ type router struct {
 	all         []backend.Backend
 	orgIDs      []string // sorted keys of orgs
 	names       map[backend.Backend]string
+	// exclusive holds the orgs that have a wallet to themselves (index).
+	exclusive map[string]bool
+}
+
+// agentBackend is a backend that calls an agent (credo, acapy):
+// AgentIdentity names the agent, the same for every backend block that
+// names it (agent.Config.AgentIdentity).
+type agentBackend interface {
+	AgentIdentity() string
+}
+
+// wallet is where an org's records live: an agent (or a backend that is
+// not one) and a tenant of it ("": its base wallet).
+type wallet struct{ agent, tenant string }
+
+// agentOf names the agent backend name calls; a backend that calls none
+// (local) is its own.
+func (r *router) agentOf(name string) string {
+	if a, ok := r.byName[name].(agentBackend); ok && a.AgentIdentity() != "" {
+		return a.AgentIdentity()
+	}
+	return "backend:" + name
 }
 
 // Name returns the configured name of b, for the metrics and the request
 // log.
 func (r *router) Name(b backend.Backend) string { return r.names[b] }
 
-// index fixes the order in which backends are asked about records: the
-// default first, since most records live there.
+// index fixes the order in which backends are asked about records (the
+// default first, since most records live there) and which orgs are
+// exclusive.
 func (r *router) index() {
 	r.orgIDs = slices.Sorted(maps.Keys(r.orgs))
 	r.all = r.all[:0]
@@ -33,6 +56,23 @@ func (r *router) index() {
 	for name, b := range r.byName {
 		if name != r.defaultName {
 			r.all = append(r.all, b)
+		}
+	}
+	// Wallets are counted by agent, not by backend block: two blocks may
+	// name one agent (for other timeouts or credentials), and orgs routed
+	// through either to its base wallet, or to one tenant, share it.
+	// Unlisted orgs share the default's base wallet.
+	orgsIn := make(map[wallet]int, len(r.orgs)+1)
+	if r.defaultName != "" {
+		orgsIn[wallet{agent: r.agentOf(r.defaultName)}]++
+	}
+	for _, rt := range r.orgs {
+		orgsIn[wallet{r.agentOf(rt.Backend), rt.Tenant}]++
+	}
+	r.exclusive = make(map[string]bool, len(r.orgs))
+	for id, rt := range r.orgs {
+		if orgsIn[wallet{r.agentOf(rt.Backend), rt.Tenant}] == 1 {
+			r.exclusive[id] = true
 		}
 	}
 }
@@ -50,24 +90,11 @@ func (r *router) Route(orgID string) (backend.Backend, backend.Org, bool) {
 // All implements handlers.Router.
 func (r *router) All() []backend.Backend { return r.all }
 
-// Exclusive implements handlers.Router: the org has a tenant no other org
-// is routed to, or is the only org routed to the base wallet of a backend
-// that is not the default (unlisted orgs share the default's).
-func (r *router) Exclusive(orgID string) bool {
-	rt, ok := r.orgs[orgID]
-	if !ok {
-		return false
-	}
-	if rt.Tenant == "" && rt.Backend == r.defaultName {
-		return false
-	}
-	for other, o := range r.orgs {
-		if other != orgID && o.Backend == rt.Backend && o.Tenant == rt.Tenant {
-			return false
-		}
-	}
-	return true
-}
+// Exclusive implements handlers.Router: the org has a tenant of an agent
+// no other org is routed to, or is the only org routed to an agent's base
+// wallet, through whichever backend, where that agent is not the
+// default's (unlisted orgs share the default's base wallet).
+func (r *router) Exclusive(orgID string) bool { return r.exclusive[orgID] }
 
 // Orgs implements handlers.Router.
 func (r *router) Orgs() []string { return r.orgIDs }

@@ -43,6 +43,13 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{"org_invitation_did arity", "acapy {\norg_invitation_did a b c\n}", "", "org_invitation_did: want"},
 		{"org twice", "acapy {\norg_invitation_did a public\norg_invitation_did a public\n}", "", "given twice"},
 		{"url twice inline", "acapy http://a http://b", "", "wrong argument count"},
+		// An option given twice is refused, not overwritten by the last.
+		{"url inline and in the block", "acapy http://acapy-a:8031 {\nurl http://acapy-b:8031\n}", "", "cannot re-declare url"},
+		{"api_key twice", "acapy http://a:1 {\napi_key first\napi_key second\n}", "", "cannot re-declare api_key"},
+		{"invitation_did twice", "acapy http://a:1 {\ninvitation_did public\ninvitation_did did:sov:x\n}", "", "cannot re-declare invitation_did"},
+		{"fetch_wallet_tokens twice", "acapy http://a:1 {\nfetch_wallet_tokens\nfetch_wallet_tokens\n}", "", "cannot re-declare fetch_wallet_tokens"},
+		{"timeout twice", "acapy http://a:1 {\ntimeout 5s\ntimeout 50s\n}", "", "cannot re-declare timeout"},
+		{"org_invitation_did for two orgs", "acapy http://a:1 {\norg_invitation_did a public\norg_invitation_did b public\n}", `{"url":"http://a:1","org_invitation_dids":{"a":"public","b":"public"}}`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -68,6 +69,8 @@ type Config struct {
 	// agent is the AgentID Connect noted in agentsInUse, released by
 	// Cleanup.
 	agent string
+	// identity is what AgentIdentity answers, set by Connect.
+	identity string
 }
 
 // Provision resolves placeholders and builds the transport. secrets are
@@ -272,26 +275,72 @@ func AgentID(kind string, base *url.URL) string {
 	return kind + " " + strings.TrimSuffix(base.Redacted(), "/")
 }
 
+// AgentIdentity names the agent a provisioned backend calls (Identity of
+// its kind and url), the same for every backend block that names that
+// agent: the handler decides from it which orgs have an agent's wallet,
+// or a tenant of it, to themselves. "" before Provision.
+func (c *Config) AgentIdentity() string { return c.identity }
+
+// Identity names the agent of kind at base, with base normalized so that
+// spellings of one URL are one agent: scheme and host in lower case, a
+// host's final dot, the scheme's default port and trailing slashes
+// dropped. Other names of one host (an IP address for a name, localhost
+// for 127.0.0.1) are not recognised.
+func Identity(kind string, base *url.URL) string {
+	scheme := strings.ToLower(base.Scheme)
+	host := strings.TrimSuffix(strings.ToLower(base.Hostname()), ".")
+	port := base.Port()
+	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
+		port = ""
+	}
+	switch {
+	case port != "":
+		host = net.JoinHostPort(host, port)
+	case strings.Contains(host, ":"):
+		host = "[" + host + "]" // IPv6
+	}
+	return kind + " " + scheme + "://" + host + strings.TrimRight(base.EscapedPath(), "/")
+}
+
+// keyedOptions may be given once per key (a tenant, an org), each checking
+// its keys itself; every other backend option is given once.
+var keyedOptions = map[string]bool{"tenant_token": true, "org_invitation_did": true}
+
 // UnmarshalBackend reads a backend's Caddyfile tokens, `<type> [<url>] {
 // ... }`: the dispenser starts at the type name, as the handler's
 // `backend <name> <type> [<url>] { ... }` hands it over. Shared options are
 // parsed here; every other option is given to own, positioned on its name.
+// An option given twice is refused, as the handler refuses its own,
+// rather than the last silently winning: a block naming two agents, or
+// two tokens, is a mistake, and the operator must say which. The url
+// after the type counts as url.
 func (c *Config) UnmarshalBackend(d *caddyfile.Dispenser, own func(d *caddyfile.Dispenser, option string) error) error {
 	d.Next() // the type name
-	if d.NextArg() {
+	kind := d.Val()
+	seen := map[string]bool{}
+	inlineURL := d.NextArg()
+	if inlineURL {
 		c.URL = d.Val()
 	}
 	if d.NextArg() {
 		return d.ArgErr()
 	}
 	for d.NextBlock(0) {
+		opt := d.Val()
+		if opt == "url" && inlineURL {
+			return d.Errf("%s backend: cannot re-declare url: it is given after the backend type already", kind)
+		}
+		if seen[opt] && !keyedOptions[opt] {
+			return d.Errf("%s backend: cannot re-declare %s", kind, opt)
+		}
+		seen[opt] = true
 		if ok, err := c.UnmarshalCaddyfileOption(d); ok {
 			if err != nil {
 				return err
 			}
 			continue
 		}
-		if err := own(d, d.Val()); err != nil {
+		if err := own(d, opt); err != nil {
 			return err
 		}
 	}
@@ -331,6 +380,7 @@ type Parts struct {
 func (c *Config) Connect(ctx caddy.Context, kind string, fetch FetchFunc, storage certmagic.Storage) Parts {
 	client := NewClient(c.Base(), c.Transport, c.TimeoutOrDefault(), c.MaxResponseSize, ctx.Logger())
 	client.agent = AgentID(kind, c.Base())
+	c.identity = Identity(kind, c.Base())
 	if c.agent == "" {
 		c.agent = client.agent
 		useAgent(c.agent)

@@ -57,6 +57,21 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{"org_invitation_did arity", "credo {\norg_invitation_did org\n}", "", "org_invitation_did: want"},
 		{"transport not http", `credo { transport fastcgi }`, "", "only http"},
 		{"bad transport option", `credo { transport http { nonsense } }`, "", "nonsense"},
+		// An option given twice is refused, not overwritten by the last:
+		// a block naming two agents or two tokens is a mistake.
+		{"url inline and in the block", "credo http://agent-a:1 {\nurl http://agent-b:2\ntoken t\n}", "", "cannot re-declare url"},
+		{"url twice in the block", "credo {\nurl http://agent-a:1\nurl http://agent-b:2\n}", "", "cannot re-declare url"},
+		{"token twice", "credo http://a:1 {\ntoken first\ntoken second\n}", "", "cannot re-declare token"},
+		{"api_key twice", "credo http://a:1 {\napi_key first\napi_key second\n}", "", "cannot re-declare api_key"},
+		{"routes twice", "credo http://a:1 {\nroutes legacy\nroutes default\n}", "", "cannot re-declare routes"},
+		{"invitation_did twice", "credo http://a:1 {\ninvitation_did did:web:a\ninvitation_did did:web:b\n}", "", "cannot re-declare invitation_did"},
+		{"timeout twice", "credo http://a:1 {\ntoken t\ntimeout 5s\ntimeout 50s\n}", "", "cannot re-declare timeout"},
+		{"max_response_size twice", "credo http://a:1 {\nmax_response_size 1MiB\nmax_response_size 2MiB\n}", "", "cannot re-declare max_response_size"},
+		{"owner_retention twice", "credo http://a:1 {\nowner_retention 90d\nowner_retention 30d\n}", "", "cannot re-declare owner_retention"},
+		{"insecure_http twice", "credo http://a:1 {\ninsecure_http\ninsecure_http\n}", "", "cannot re-declare insecure_http"},
+		{"transport twice", "credo http://a:1 {\ntransport http {\ndial_timeout 1s\n}\ntransport http {\ndial_timeout 2s\n}\n}", "", "cannot re-declare transport"},
+		{"tenant_token for two tenants", "credo http://a:1 {\ntenant_token a x\ntenant_token b y\n}", `{"url":"http://a:1","tenant_tokens":{"a":"x","b":"y"}}`, ""},
+		{"org_invitation_did for two orgs", "credo http://a:1 {\ntoken t\norg_invitation_did a did:web:a\norg_invitation_did b did:web:b\n}", `{"url":"http://a:1","token":"t","org_invitation_dids":{"a":"did:web:a","b":"did:web:b"}}`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
