@@ -11,6 +11,12 @@ import (
 	"github.com/proofgate/proofgate/internal/backend"
 )
 
+// statusClientClosedRequest is the status of a request whose client went
+// away before its answer (nginx's 499, which Caddy's reverse_proxy uses
+// too): not the server's fault, and read by nobody but the logs and
+// metrics, where it must not count as a server error.
+const statusClientClosedRequest = 499
+
 // writeBackendError maps a backend's typed error onto its HTTP status.
 // Anything untyped is an internal error: logged, never shown.
 func writeBackendError(w http.ResponseWriter, logger *zap.Logger, recordID string, err error) {
@@ -35,6 +41,11 @@ func writeBackendError(w http.ResponseWriter, logger *zap.Logger, recordID strin
 	case errors.Is(err, backend.ErrUnavailable):
 		logger.Warn("backend unavailable", zap.Error(err))
 		writeError(w, http.StatusServiceUnavailable, "the verifier is unavailable; try again later")
+	case errors.Is(err, context.Canceled):
+		// The backends stop on the request's context, canceled when the
+		// client goes away (what it leaves behind, they log themselves).
+		logger.Debug("the client went away before the answer", zap.Error(err))
+		writeJSON(w, statusClientClosedRequest, errorBody{StatusCode: statusClientClosedRequest, Error: "Client Closed Request"})
 	default:
 		WriteInternalError(w, logger, err.Error())
 	}
