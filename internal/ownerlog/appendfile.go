@@ -32,8 +32,8 @@ func finished(key string, now time.Time) bool { return now.Sub(stampOf(key)) >= 
 // zeros read as the end of the lines, and since appends do not change
 // the size, other instances watch the file's modification time. A file is
 // started at the first commit, after segmentSize entries or rotateAfter,
-// and after any failed write (so a torn line can only end a file); a
-// file left gives its zeros back.
+// and after a failed commit (so a torn line can only end a file, and no
+// offset ever takes two lines); a file left gives its zeros back.
 type appender struct {
 	log  *Log
 	path string // the directory on disk
@@ -92,16 +92,7 @@ func (a *appender) write(doc document) error {
 		err = a.w.Sync()
 	}
 	if err != nil {
-		// What may have reached the file is taken back; a crash before
-		// that leaves a torn or unacknowledged last line, which readers
-		// of a finished file skip. Once taken back, the next commit goes
-		// on in this file (its fill zeroes and syncs the space after the
-		// content first); only when the cut fails does it start another,
-		// so a failing disk does not leave a file behind per failed
-		// create.
-		if derr := a.w.Discard(before); derr != nil {
-			a.abandon()
-		}
+		a.fail(before)
 		return err
 	}
 	a.entries += len(doc.Owners)
@@ -127,6 +118,27 @@ func (a *appender) start() error {
 	a.w, a.key, a.entries, a.opened = w, key, 0, time.Now()
 	a.mine[key] = struct{}{}
 	return nil
+}
+
+// fail leaves the current file after a commit failed in it, at before
+// bytes of content. What the commit wrote may have reached the file, and
+// another instance may have read it there: a whole line when only the
+// sync failed, which that reader holds, its place in the file past it. A
+// next line at the same offset would be skipped or misread by it (or
+// pieced together with the failed one's bytes by a reader amid both
+// writes), so the next commit starts another file and this one stops
+// growing. What may have reached it is taken back (a crash before that
+// leaves a torn or unacknowledged last line, which readers skip or, like
+// any write that failed, read back; see the README). A file left with no
+// content is removed, so that a disk failing every write does not leave
+// a file behind per failed create.
+func (a *appender) fail(before int64) {
+	key, name := a.key, filepath.Join(a.path, filepath.Base(a.key))
+	_ = a.w.Discard(before)
+	a.abandon()
+	if before == 0 && os.Remove(name) == nil {
+		delete(a.mine, key)
+	}
 }
 
 // abandon gives the current file's zeros back and closes it; the next

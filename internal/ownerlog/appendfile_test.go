@@ -199,10 +199,12 @@ func TestAppendFileLaterPageFirst(t *testing.T) {
 }
 
 // TestAppendFileFailingDisk: while every write fails (half a line reaching
-// the file each time), the failed commits take their line back and the
-// next goes on in the same file; once the disk recovers, what was
-// acknowledged reads back. Each failed commit used to start a file of its
-// own: one more file for every failed create while the disk failed.
+// the file each time), the failed commits take their line back; the first
+// leaves its file (no offset takes two lines, TestReaderAcrossATakenBackLine)
+// and each next one removes the file it started, left empty. Once the disk
+// recovers, what was acknowledged reads back. Each failed commit used to
+// leave a file of its own: one more file for every failed create while
+// the disk failed.
 func TestAppendFileFailingDisk(t *testing.T) {
 	defer func(w func(*diskfile.Prefilled, []byte) error) { writeLine = w }(writeLine)
 	failing := false
@@ -234,8 +236,8 @@ func TestAppendFileFailingDisk(t *testing.T) {
 		}
 		return nil
 	})
-	if len(files) != 1 {
-		t.Fatalf("%d files after 20 failed commits, want one: %v", len(files), files)
+	if len(files) != 2 {
+		t.Fatalf("%d files after 20 failed commits, want two (the one left at the first failure, the one after): %v", len(files), files)
 	}
 	again := opened(t, &certmagic.FileStorage{Path: root})
 	for _, id := range []string{uuidN(1), uuidN(2)} {
@@ -245,5 +247,56 @@ func TestAppendFileFailingDisk(t *testing.T) {
 	}
 	if _, ok := again.Get(uuidN(100)); ok {
 		t.Fatal("a failed append is read back")
+	}
+}
+
+// TestReaderAcrossATakenBackLine: a commit's sync fails after its line
+// reached the file, and another instance reads the file meanwhile: it
+// holds the line's position past it. The next commit goes to a new file,
+// so that reader still finds the next, acknowledged owner. Before, the
+// writer cut the line away and wrote the next at the same offset, which
+// the reader then skipped (or read garbled).
+func TestReaderAcrossATakenBackLine(t *testing.T) {
+	defer func(w func(*diskfile.Prefilled, []byte) error) { writeLine = w }(writeLine)
+	files := &certmagic.FileStorage{Path: t.TempDir()}
+	b := opened(t, files)
+	a := opened(t, files)
+	if err := b.Append(Entry{ID: uuidN(1), OrgID: "org-b"}); err != nil {
+		t.Fatal(err)
+	}
+	fail := true
+	writeLine = func(w *diskfile.Prefilled, line []byte) error {
+		if err := w.Write(line); err != nil {
+			return err
+		}
+		if fail {
+			fail = false
+			// A reads the shared file while the line is there.
+			if err := a.Refresh(context.Background()); err != nil {
+				t.Error(err)
+			}
+			return errors.New("fdatasync: input/output error")
+		}
+		return nil
+	}
+	if err := b.Append(Entry{ID: uuidN(2), OrgID: "org-b"}); err == nil {
+		t.Fatal("the failing commit succeeded")
+	}
+	if err := b.Append(Entry{ID: uuidN(3), OrgID: "org-b"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if org, ok := a.Get(uuidN(3)); !ok || org != "org-b" {
+		t.Fatalf("A does not find B's acknowledged owner (%q, %v)", org, ok)
+	}
+	// What a fresh reading finds: the acknowledged owners, not the line
+	// taken back.
+	fresh := opened(t, files)
+	for id, want := range map[string]bool{uuidN(1): true, uuidN(2): false, uuidN(3): true} {
+		if _, ok := fresh.Get(id); ok != want {
+			t.Errorf("a fresh reading finds %s: %v, want %v", id, ok, want)
+		}
 	}
 }

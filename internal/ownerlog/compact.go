@@ -52,10 +52,20 @@ func (l *Log) maybeCompact() {
 // The segments are durable before anything is deleted, so an interruption
 // leaves entries held twice, never lost; an entry forgotten within the
 // merged documents is dropped, its tombstone kept (another document may
-// hold the entry too), and so is an entry past the retention. A tombstone
+// hold the entry too), and so is an entry past the retention; of two
+// owners of one id, the one every reader keeps (index.put). A tombstone
 // past tombstoneCutoff is dropped: no document that could hold its entry
 // is left. (Tombstones keep their own times through compactions; a
 // segment's name is when it was written.)
+//
+// A segment holds up to segmentSize entries, owners and tombstones alike:
+// without a retention tombstones are kept for good, and one segment
+// holding them all would grow past what a reading accepts (readLimit).
+//
+// The listing may show documents written since this instance last read
+// the directory: their entries go into memory here, since the segments
+// are taken as read and those documents deleted, so no later reading
+// would find them.
 func (l *Log) compact(ctx context.Context) error {
 	keys, err := l.list(ctx)
 	if err != nil {
@@ -74,11 +84,19 @@ func (l *Log) compact(ctx context.Context) error {
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // merged by another instance meanwhile
 		}
+		if errors.Is(err, errUnreadable) {
+			l.skip(key, err) // left where it is
+			continue
+		}
 		if err != nil {
 			return err
 		}
+		ts := doc.tombstones(docTime(key))
+		if !l.readAll(key) {
+			l.idx.add(doc.Owners, ts)
+		}
 		merged.Owners = append(merged.Owners, doc.Owners...)
-		tombstones = append(tombstones, doc.tombstones(docTime(key))...)
+		tombstones = append(tombstones, ts...)
 		picked = append(picked, key)
 	}
 	if len(picked) < 2 {
@@ -87,13 +105,11 @@ func (l *Log) compact(ctx context.Context) error {
 	cutoff := l.idx.cutoff(now)
 	owners := unexpired(dedupe(merged.Owners, tombstones), cutoff)
 	kept := liveTombstones(tombstones, l.idx.tombstoneCutoff(now))
-	for first := true; first || len(owners) > 0; first = false {
+	for first := true; first || len(owners) > 0 || len(kept) > 0; first = false {
 		n := min(len(owners), segmentSize)
-		seg := document{Owners: owners[:n:n]}
-		if first {
-			seg = seg.withTombstones(kept)
-		}
-		owners = owners[n:]
+		m := min(len(kept), segmentSize-n)
+		seg := document{Owners: owners[:n:n]}.withTombstones(kept[:m])
+		owners, kept = owners[n:], kept[m:]
 		if err := l.store(ctx, l.name('s'), seg); err != nil {
 			return err
 		}
@@ -108,21 +124,45 @@ func (l *Log) compact(ctx context.Context) error {
 	return nil
 }
 
-// dedupe returns owners without repeated ids and without forgotten ones.
+// readAll reports whether every entry of the document key is in memory:
+// a batch or segment this instance has read or written, an append file of
+// its own. Another process's append file may have lines completed since
+// it was read.
+func (l *Log) readAll(key string) bool {
+	if kindOf(key) == 'a' {
+		return l.appender != nil && l.appender.own(key)
+	}
+	return l.known(key)
+}
+
+// dedupe returns owners without forgotten ids and with one owner per id:
+// the one index.put keeps whatever the order (an earlier creation by
+// another org wins), so that a reader of the segment keeps the owner a
+// reader of the merged documents did.
 func dedupe(owners []Entry, forgotten []tombstone) []Entry {
-	skip := make(map[string]struct{}, len(owners)+len(forgotten))
+	at := make(map[string]int, len(owners)+len(forgotten)) // -1: forgotten
 	for _, t := range forgotten {
-		skip[t.id] = struct{}{}
+		at[t.id] = -1
 	}
 	out := owners[:0]
 	for _, e := range owners {
-		if _, seen := skip[e.ID]; seen {
-			continue
+		i, seen := at[e.ID]
+		switch {
+		case !seen:
+			at[e.ID] = len(out)
+			out = append(out, e)
+		case i >= 0 && before(e, out[i]):
+			out[i] = e
 		}
-		skip[e.ID] = struct{}{}
-		out = append(out, e)
 	}
 	return out
+}
+
+// before reports whether e, an owner of held's id, wins over it: as
+// owner.before, another org's owner created earlier.
+func before(e, held Entry) bool {
+	ec, hc := createdSeconds(e.CreatedAt), createdSeconds(held.CreatedAt)
+	return e.OrgID != held.OrgID && ec != 0 && hc != 0 && ec < hc
 }
 
 // liveTombstones returns ts without repeated ids (the latest time kept)
@@ -163,8 +203,12 @@ func unexpired(owners []Entry, cutoff uint32) []Entry {
 
 // mergeable reports whether compaction merges key: every batch; a segment
 // or an append file less than half full, an append file only once no
-// process can append to it any more (finished).
+// process can append to it any more (finished); never a document that
+// cannot be read.
 func (l *Log) mergeable(key string, st docState, now time.Time) bool {
+	if st.unreadable {
+		return false
+	}
 	switch kindOf(key) {
 	case 'b':
 		return true

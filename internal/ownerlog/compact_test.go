@@ -2,6 +2,7 @@ package ownerlog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -156,5 +157,69 @@ func TestCompactOldFiles(t *testing.T) {
 		if _, ok := fresh.Get(uuidN(i)); ok != want {
 			t.Errorf("record %d found = %v, want %v", i, ok, want)
 		}
+	}
+}
+
+// TestCompactKeepsEntriesItHasNotRead: an instance compacts documents
+// another instance wrote after its last reading. Their entries reach its
+// memory as the segment it writes is taken as read and the documents are
+// deleted; before, that instance never found those owners again, not even
+// after Refresh (a fresh reader did).
+func TestCompactKeepsEntriesItHasNotRead(t *testing.T) {
+	storage := plainStorage{&certmagic.FileStorage{Path: t.TempDir()}}
+	a := opened(t, storage)
+	b := opened(t, storage)
+	for i := range 3 {
+		if err := a.Append(Entry{ID: uuidN(i), OrgID: "org-a"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Append(Entry{ID: uuidN(100), OrgID: "org-b"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Forget(uuidN(1)); err != nil {
+		t.Fatal(err)
+	}
+	// A compacts before it has read B's batches.
+	if err := a.compact(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if batches, segments := documents(t, storage); len(batches) != 0 || len(segments) != 1 {
+		t.Fatalf("after compaction: batches %v, segments %v", batches, segments)
+	}
+	if err := a.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if org, ok := a.Get(uuidN(100)); !ok || org != "org-b" {
+		t.Fatalf("after A's compaction and Refresh, B's record is not found by A (%q, %v)", org, ok)
+	}
+	if _, ok := a.Get(uuidN(1)); ok {
+		t.Fatal("B's tombstone, compacted by A, does not apply in A's memory")
+	}
+	if err := a.Append(Entry{ID: uuidN(100), OrgID: "org-a"}); !errors.Is(err, ErrTaken) {
+		t.Fatalf("A takes B's record for another create: %v, want ErrTaken", err)
+	}
+}
+
+// TestCompactKeepsTheEarliestOwner: two instances each wrote an owner of
+// one id (neither had read the other's). A segment keeps the owner every
+// reader of the two documents keeps, the one created first, whatever the
+// order the documents are listed in; it used to keep the first listed.
+func TestCompactKeepsTheEarliestOwner(t *testing.T) {
+	storage := plainStorage{&certmagic.FileStorage{Path: t.TempDir()}}
+	now := time.Now()
+	id := uuidN(3)
+	// The later created owner is in the document listed first.
+	storeAt(t, storage, 'b', now.Add(-time.Minute), document{Owners: []Entry{{ID: id, OrgID: "org-b", CreatedAt: stamp(now.Add(-time.Minute))}}})
+	storeAt(t, storage, 'b', now, document{Owners: []Entry{{ID: id, OrgID: "org-a", CreatedAt: stamp(now.Add(-time.Hour))}}})
+	l := opened(t, storage)
+	if org, _ := l.Get(id); org != "org-a" {
+		t.Fatalf("before compaction: owner %q, want org-a", org)
+	}
+	if err := l.compact(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if org, _ := opened(t, storage).Get(id); org != "org-a" {
+		t.Fatalf("a reader of the segment: owner %q, want org-a", org)
 	}
 }

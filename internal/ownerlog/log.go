@@ -65,6 +65,10 @@ type document struct {
 	ForgottenAt []int64  `json:"forgottenAt,omitempty"`
 }
 
+// entries returns how many owners and tombstones doc holds: what fills a
+// segment.
+func (doc document) entries() int { return len(doc.Owners) + len(doc.Forgotten) }
+
 // Limits and pacing.
 const (
 	// maxBatch bounds the entries of one commit.
@@ -79,6 +83,19 @@ const (
 	// 3 MiB).
 	maxDocument = 32 << 20
 )
+
+// documentLimit, when set, replaces maxDocument: the tests lower it rather
+// than write tens of megabytes. Atomic, since the Logs of earlier tests
+// may still be reading.
+var documentLimit atomic.Int64
+
+// readLimit returns the largest document read back.
+func readLimit() int {
+	if n := documentLimit.Load(); n > 0 {
+		return int(n)
+	}
+	return maxDocument
+}
 
 // Log is the owners of one storage directory. It is safe for concurrent
 // use; one Log serves every backend of a process that shares the storage
@@ -122,13 +139,17 @@ type Log struct {
 	stamp   int64
 }
 
-// docState is what has been read of one document: its entries and, for
-// an append file, the bytes of lines read so far (more may come), and the
-// file's size and modification time taken just before that reading, at
-// statAt (zero when storage could not tell them).
+// docState is what has been read of one document: its entries (owners
+// and tombstones; the appender counts only the owners of its own file,
+// what it starts a new file on) and, for an append file, the bytes of
+// lines read so far (more may come), and the file's size and modification
+// time taken just before that reading, at statAt (zero when storage could
+// not tell them). An unreadable document (errUnreadable) is not read
+// again, nor merged.
 type docState struct {
-	entries int
-	size    int
+	entries    int
+	size       int
+	unreadable bool
 
 	fileSize int64
 	modified time.Time
@@ -263,6 +284,11 @@ func stampOf(key string) time.Time {
 	return time.Unix(0, n)
 }
 
+// errUnreadable is the error of a document that no reading will read: it
+// is larger than readLimit, or not a document (documents never change
+// once written; an append file's lines are read one by one instead).
+var errUnreadable = errors.New("ownerlog: unreadable document")
+
 // fetch loads one document's bytes.
 func (l *Log) fetch(ctx context.Context, key string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
@@ -271,10 +297,19 @@ func (l *Log) fetch(ctx context.Context, key string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(b) > maxDocument {
-		return nil, fmt.Errorf("ownerlog: %s is %d bytes, more than %d", key, len(b), maxDocument)
+	if err := checkSize(key, int64(len(b))); err != nil {
+		return nil, err
 	}
 	return b, nil
+}
+
+// checkSize refuses a document of size bytes larger than a reading
+// accepts.
+func checkSize(key string, size int64) error {
+	if limit := readLimit(); size > int64(limit) {
+		return fmt.Errorf("%w: %s is %d bytes, more than %d", errUnreadable, key, size, limit)
+	}
+	return nil
 }
 
 // read loads and decodes one document; an append file's complete lines
@@ -295,7 +330,7 @@ func (l *Log) read(ctx context.Context, key string) (document, error) {
 		return doc.withTombstones(ts), nil
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return doc, fmt.Errorf("ownerlog: decoding %s: %w", key, err)
+		return doc, fmt.Errorf("%w: decoding %s: %w", errUnreadable, key, err)
 	}
 	return doc, nil
 }
@@ -346,6 +381,11 @@ func (l *Log) list(ctx context.Context) ([]string, error) {
 // documents gone (compacted, here or elsewhere: their entries are in a
 // segment). A document that vanishes between the listing and its reading
 // was compacted; the listing is taken again to find its segment.
+//
+// One document that cannot be read does not stop the others from being
+// read: an unreadable one (errUnreadable) is skipped for good, with an
+// error logged; any other failure is returned once the rest are read, and
+// the next reading tries that document again.
 func (l *Log) load(ctx context.Context) error {
 	for attempt := 0; ; attempt++ {
 		keys, err := l.list(ctx)
@@ -353,21 +393,29 @@ func (l *Log) load(ctx context.Context) error {
 			return fmt.Errorf("ownerlog: listing %s: %w", l.dir, err)
 		}
 		vanished := false
+		var failed []error
 		listed := make(map[string]struct{}, len(keys))
 		for _, key := range keys {
 			listed[key] = struct{}{}
+			st, known := l.docState(key)
 			var err error
-			if kindOf(key) == 'a' {
+			switch {
+			case st.unreadable: // skipped for good (skip)
+			case kindOf(key) == 'a':
 				err = l.readLines(ctx, key)
-			} else if !l.known(key) {
+			case !known:
 				err = l.readDocument(ctx, key)
 			}
-			if errors.Is(err, fs.ErrNotExist) {
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
 				vanished = true
-				continue
-			}
-			if err != nil {
-				return err
+			case errors.Is(err, errUnreadable):
+				l.skip(key, err)
+			case err != nil:
+				if ctx.Err() != nil {
+					return err
+				}
+				failed = append(failed, err)
 			}
 		}
 		l.docsMu.Lock()
@@ -378,19 +426,46 @@ func (l *Log) load(ctx context.Context) error {
 		}
 		l.docsMu.Unlock()
 		if !vanished || attempt == 2 {
-			return nil
+			return errors.Join(failed...)
 		}
 	}
 }
 
-// readDocument reads a batch or a segment into memory.
+// skip notes that the document key cannot be read (err), so that it is
+// neither read again nor merged, and says so. Its owners are not found.
+// Its tombstones do not apply: an owner one of them forgot that another
+// document still holds is found again, for as long as the document is
+// skipped (a tombstone wins whenever it is read). That owner states only
+// what was true, the org that asked for the record created it, and
+// proofgate forgets a record only as it deletes it at the agent, so an
+// accept of it finds nothing there: what a forgetting whose write failed
+// leaves too. Since
+// compaction splits tombstones as it splits owners, a document past the
+// limit is an earlier version's segment, or damage.
+func (l *Log) skip(key string, err error) {
+	l.logger.Error("skipping a record owners document that cannot be read: its owners are not found and its tombstones do not apply",
+		zap.String("key", key), zap.Error(err))
+	l.setDoc(key, docState{unreadable: true})
+}
+
+// readDocument reads a batch or a segment into memory. On file_system
+// storage, where it is one system call, a segment's size is asked first:
+// one past the limit is refused without being loaded. (Elsewhere a stat
+// may cost as much as the loading; an unreadable document is loaded once.)
 func (l *Log) readDocument(ctx context.Context, key string) error {
+	if kindOf(key) == 's' && l.appender != nil {
+		if info, err := l.storage.Stat(ctx, key); err == nil {
+			if err := checkSize(key, info.Size); err != nil {
+				return err
+			}
+		}
+	}
 	doc, err := l.read(ctx, key)
 	if err != nil {
 		return err
 	}
 	l.idx.add(doc.Owners, doc.tombstones(docTime(key)))
-	l.setDoc(key, docState{entries: len(doc.Owners)})
+	l.setDoc(key, docState{entries: doc.entries()})
 	return nil
 }
 
@@ -407,6 +482,11 @@ func (l *Log) readLines(ctx context.Context, key string) error {
 	// time again, so othersAppended sees it even if this reading did.
 	info, statErr := l.storage.Stat(ctx, key)
 	statAt := time.Now()
+	if statErr == nil {
+		if err := checkSize(key, info.Size); err != nil {
+			return err
+		}
+	}
 	b, err := l.fetch(ctx, key)
 	if err != nil {
 		return err
@@ -425,7 +505,7 @@ func (l *Log) readLines(ctx context.Context, key string) error {
 			return
 		}
 		l.idx.add(doc.Owners, doc.tombstones(docTime(key)))
-		st.entries += len(doc.Owners)
+		st.entries += doc.entries()
 	})
 	l.setDoc(key, st)
 	return nil
@@ -442,7 +522,7 @@ func (l *Log) store(ctx context.Context, key string, doc document) error {
 	if err := l.storage.Store(ctx, key, b); err != nil {
 		return err
 	}
-	l.setDoc(key, docState{entries: len(doc.Owners)})
+	l.setDoc(key, docState{entries: doc.entries()})
 	return nil
 }
 

@@ -123,6 +123,9 @@ func (l *Log) othersAppended(ctx context.Context) bool {
 			continue
 		}
 		st, _ := l.docState(key)
+		if st.unreadable {
+			continue // skipped: its lines are not read
+		}
 		if st.statAt.IsZero() || st.statAt.Sub(st.modified) <= settled {
 			return true
 		}

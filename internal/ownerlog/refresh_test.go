@@ -83,3 +83,46 @@ func testRefreshUnchanged(t *testing.T, root string, files certmagic.Storage) {
 		t.Fatalf("a record added after the directory settled: %q, %v", org, ok)
 	}
 }
+
+// TestRefreshSkipsUnreadableFile: another process's append file past the
+// limit is skipped, and once the directory has settled it costs a reading
+// nothing: no listing to find whether it grew.
+func TestRefreshSkipsUnreadableFile(t *testing.T) {
+	lowerDocumentLimit(t, 64<<10)
+	root := t.TempDir()
+	files := &certmagic.FileStorage{Path: root}
+	owners := make([]Entry, 2000) // some 120 KB
+	for i := range owners {
+		owners[i] = Entry{ID: uuidN(100 + i), OrgID: "b"}
+	}
+	writeAppendFile(t, root, time.Now(), []document{{Owners: owners}}, "")
+	writeAppendFile(t, root, time.Now(), []document{{Owners: []Entry{{ID: uuidN(1), OrgID: "a"}}}}, "")
+	past := time.Now().Add(-time.Minute)
+	dir := filepath.Join(root, filepath.FromSlash(testDir))
+	names, err := filepath.Glob(filepath.Join(dir, "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range append(names, dir) {
+		if err := os.Chtimes(name, past, past); err != nil {
+			t.Fatal(err)
+		}
+	}
+	storage := &countingStorage{Storage: files}
+	reader := opened(t, storage)
+	if _, ok := reader.Get(uuidN(1)); !ok {
+		t.Fatal("the readable file was not read")
+	}
+	if _, ok := reader.Get(uuidN(100)); ok {
+		t.Fatal("a file past the limit was read")
+	}
+	before := storage.listings()
+	for range 3 {
+		if err := reader.Refresh(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := storage.listings() - before; n != 0 {
+		t.Fatalf("%d listings of a settled directory holding a skipped file", n)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -166,5 +167,188 @@ func TestTombstoneKeptWhileItsEntryMayBeStored(t *testing.T) {
 	// The retention is removed (or raised): a fresh reading of storage.
 	if got, ok := opened(t, storage).Get(e); ok {
 		t.Errorf("a forgotten owner came back (org %q): its tombstone was dropped while its entry is still stored", got)
+	}
+}
+
+// lowerDocumentLimit lowers the largest document read back to n for the
+// test, so that passing it takes a few megabytes, not tens.
+func lowerDocumentLimit(t *testing.T, n int64) {
+	t.Helper()
+	documentLimit.Store(n)
+	t.Cleanup(func() { documentLimit.Store(0) })
+}
+
+// manyTombstones returns a document forgetting n ids from the n-th on.
+func manyTombstones(from, n int, at time.Time) document {
+	ts := make([]tombstone, n)
+	for i := range ts {
+		ts[i] = tombstone{id: fmt.Sprintf("10000000-0000-4000-8000-%012d", from+i), at: unixSeconds(at.Unix())}
+	}
+	return document{Owners: []Entry{}}.withTombstones(ts)
+}
+
+// TestTombstonesDoNotBlockReading: without owner_retention every
+// tombstone (an owner forgotten after a failed create) is kept for good.
+// Compaction splits them across segments as it splits owners, so no
+// segment grows past what a reading accepts. Before, it wrote them all
+// into its first segment, whatever their number; once that passed
+// maxDocument every reading failed on it and read nothing after it: a
+// fresh start held no owner at all.
+func TestTombstonesDoNotBlockReading(t *testing.T) {
+	// 24,000 tombstones are some 1.2 MB in one document, past the limit;
+	// a full segment's 16,384 entries stay under it.
+	lowerDocumentLimit(t, 1<<20)
+	storage := plainStorage{&certmagic.FileStorage{Path: t.TempDir()}}
+	w := opened(t, storage)
+	if err := w.Append(Entry{ID: uuidN(1), OrgID: "org-a"}); err != nil {
+		t.Fatal(err)
+	}
+	// Failed creates over time: batches of tombstones (here written
+	// directly, 3 documents of 8,000 forgotten ids each).
+	now := time.Now()
+	for d := range 3 {
+		storeAt(t, storage, 'b', now.Add(time.Duration(d)*time.Millisecond), manyTombstones(d*8000, 8000, now))
+	}
+	if err := w.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.compact(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	fresh := open(storage, testDir, nil)
+	err := fresh.Refresh(context.Background())
+	if _, ok := fresh.Get(uuidN(1)); !ok || err != nil {
+		t.Fatalf("a fresh start finds no owner (Refresh: %v)", err)
+	}
+	if n := len(goneIDs(fresh)); n != 24000 {
+		t.Fatalf("a fresh start holds %d forgotten ids, want 24000", n)
+	}
+	batches, segments := documents(t, storage)
+	if len(batches) != 0 || len(segments) < 2 {
+		t.Fatalf("after compaction: batches %v, segments %v; want the tombstones split", batches, segments)
+	}
+	forgotten := 0
+	for _, s := range segments {
+		b, err := storage.Load(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) > 1<<20 {
+			t.Errorf("segment %s: %d bytes, more than a reading accepts", s, len(b))
+		}
+		doc, err := w.read(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(doc.Owners) + len(doc.Forgotten); n > segmentSize {
+			t.Errorf("segment %s: %d entries, more than %d", s, n, segmentSize)
+		}
+		forgotten += len(doc.Forgotten)
+	}
+	if forgotten != 24000 {
+		t.Errorf("the segments hold %d tombstones, want 24000", forgotten)
+	}
+	// Segments of tombstones are full: the next compaction leaves them.
+	for i := range 2 {
+		if err := w.Append(Entry{ID: uuidN(10 + i), OrgID: "org-a"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.compact(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, again := documents(t, storage)
+	kept := 0
+	for _, s := range again {
+		if slices.Contains(segments, s) {
+			kept++
+		}
+	}
+	if kept < len(segments)-1 {
+		t.Errorf("the next compaction rewrote the segments of tombstones: %v, then %v", segments, again)
+	}
+}
+
+// loadCounter counts the loads of each key.
+type loadCounter struct {
+	certmagic.Storage
+	mu    sync.Mutex
+	loads map[string]int
+}
+
+func (c *loadCounter) Load(ctx context.Context, key string) ([]byte, error) {
+	c.mu.Lock()
+	c.loads[key]++
+	c.mu.Unlock()
+	return c.Storage.Load(ctx, key)
+}
+
+func (c *loadCounter) count(key string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.loads[key]
+}
+
+// TestLoadSkipsUnreadableDocument: a document that cannot be read (past
+// the limit, as an earlier version's compaction could write one, or not
+// JSON) is skipped with an error logged, and not read again: the others
+// are read, a reading still succeeds, and compaction leaves the document
+// alone. Before, the first such document failed every reading and stopped
+// it.
+func TestLoadSkipsUnreadableDocument(t *testing.T) {
+	lowerDocumentLimit(t, 1<<20)
+	files := &certmagic.FileStorage{Path: t.TempDir()}
+	storage := &loadCounter{Storage: plainStorage{files}, loads: map[string]int{}}
+	w := opened(t, storage)
+	if err := w.Append(Entry{ID: uuidN(1), OrgID: "org-a"}); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	big := manyTombstones(0, 24000, now)
+	big.Owners = []Entry{{ID: uuidN(5), OrgID: "org-b"}}
+	storeAt(t, storage, 's', now.Add(-time.Hour), big)
+	bad := fmt.Sprintf("%s/b%020d-%s.json", testDir, now.Add(-time.Minute).UnixNano(), randomHex(4))
+	if err := storage.Store(context.Background(), bad, []byte(`{"owners":[{"id"`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(Entry{ID: uuidN(2), OrgID: "org-a"}); err != nil {
+		t.Fatal(err)
+	}
+
+	l := opened(t, storage)
+	for id, want := range map[string]bool{uuidN(1): true, uuidN(2): true, uuidN(5): false} {
+		if _, ok := l.Get(id); ok != want {
+			t.Errorf("%s found: %v, want %v", id, ok, want)
+		}
+	}
+	_, segments := documents(t, storage)
+	if len(segments) != 1 {
+		t.Fatalf("segments %v", segments)
+	}
+	oversized := segments[0]
+	loads := []int{storage.count(oversized), storage.count(bad)}
+	for i := range 2 {
+		if err := w.Append(Entry{ID: uuidN(3 + i), OrgID: "org-a"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Refresh(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if again := []int{storage.count(oversized), storage.count(bad)}; fmt.Sprint(again) != fmt.Sprint(loads) {
+		t.Errorf("unreadable documents were read again: %v loads, then %v", loads, again)
+	}
+	if err := l.compact(context.Background()); err != nil {
+		t.Fatalf("compaction fails on an unreadable document: %v", err)
+	}
+	keys, err := storage.List(context.Background(), testDir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(keys, oversized) || !slices.Contains(keys, bad) {
+		t.Errorf("compaction deleted an unreadable document: %v", keys)
+	}
+	if _, ok := opened(t, storage).Get(uuidN(2)); !ok {
+		t.Error("an owner merged beside unreadable documents is lost")
 	}
 }
