@@ -128,17 +128,20 @@ var authSchemes = []string{"Basic", "Bearer", "Digest", "DPoP", "HOBA", "Mutual"
 // findRecord finds which org owns the record: first from what the backends
 // remember of the records made through proofgate, then by asking the agents
 // of the caller's own orgs (for requests made on an agent directly). A
-// record found neither way is ErrNotFound.
-func (g *Gateway) findRecord(ctx context.Context, p *auth.Principal, recordID string) (backend.Backend, string, error) {
+// record found neither way is ErrNotFound. The org comes with the tenant
+// the record was made on where the backend remembers it (an org since
+// moved elsewhere); else the tenant is "" and the caller takes the org's
+// routing.
+func (g *Gateway) findRecord(ctx context.Context, p *auth.Principal, recordID string) (backend.Backend, backend.Org, error) {
 	for _, b := range g.Backends.All() {
-		org, err := b.RecordOrg(ctx, recordID)
+		owner, err := recordOwner(ctx, b, recordID)
 		if errors.Is(err, backend.ErrNotFound) {
 			continue
 		}
 		if err != nil {
-			return nil, "", err
+			return nil, backend.Org{}, err
 		}
-		return g.servingBackend(ctx, b, org, recordID), org, nil
+		return g.servingBackend(ctx, b, owner.ID, recordID), owner, nil
 	}
 
 	var firstErr error
@@ -161,13 +164,23 @@ func (g *Gateway) findRecord(ctx context.Context, p *auth.Principal, recordID st
 			continue
 		}
 		if owns {
-			return b, orgID, nil
+			return b, backend.Org{ID: orgID}, nil
 		}
 	}
 	if firstErr != nil {
-		return nil, "", firstErr
+		return nil, backend.Org{}, firstErr
 	}
-	return nil, "", backend.ErrNotFound
+	return nil, backend.Org{}, backend.ErrNotFound
+}
+
+// recordOwner asks b which org made record id, with the tenant where b
+// remembers it.
+func recordOwner(ctx context.Context, b backend.Backend, id string) (backend.Org, error) {
+	if f, ok := b.(backend.RecordOwnerFinder); ok {
+		return f.RecordOwner(ctx, id)
+	}
+	org, err := b.RecordOrg(ctx, id)
+	return backend.Org{ID: org}, err
 }
 
 // servingBackend picks the backend to accept a record that b says org

@@ -12,8 +12,8 @@ import (
 // authenticate, check the id (400 before any lookup), find the owning org
 // and its backend (404 when unknown), and check the caller may act for that
 // org (403). It writes the refusal itself and reports ok false; otherwise
-// it returns the record's backend and org (with its tenant when the org is
-// routed to that backend).
+// it returns the record's backend and org, with the tenant the record
+// lives on.
 func (g *Gateway) recordAccess(w http.ResponseWriter, r *http.Request, recordID string) (backend.Backend, backend.Org, bool) {
 	principal, ok := g.authenticate(w, r)
 	if !ok {
@@ -24,7 +24,8 @@ func (g *Gateway) recordAccess(w http.ResponseWriter, r *http.Request, recordID 
 		writeError(w, http.StatusBadRequest, []string{err.Error()})
 		return nil, backend.Org{}, false
 	}
-	b, orgID, err := g.findRecord(r.Context(), principal, recordID)
+	b, owner, err := g.findRecord(r.Context(), principal, recordID)
+	orgID := owner.ID
 	if err != nil {
 		writeBackendError(w, g.Logger, recordID, err)
 		return nil, backend.Org{}, false
@@ -34,8 +35,13 @@ func (g *Gateway) recordAccess(w http.ResponseWriter, r *http.Request, recordID 
 		writeForbidden(w)
 		return nil, backend.Org{}, false
 	}
-	org := backend.Org{ID: orgID}
-	if routed, routedOrg, ok := g.Backends.Route(orgID); ok && routed == b {
+	// The record lives where it was made: on the tenant its owner names,
+	// even once the org is routed elsewhere (moved off that tenant or that
+	// agent). Without one, the org's routing says, where it is routed to
+	// this backend (a record made before tenants were remembered, or on
+	// the agent directly).
+	org := owner
+	if routed, routedOrg, ok := g.Backends.Route(orgID); ok && routed == b && owner.Tenant == "" {
 		org = routedOrg
 	}
 	return b, org, true

@@ -190,6 +190,15 @@ type RecordOwnershipChecker interface {
 	RecordOrgIn(ctx context.Context, org Org, proofRecordID string) (bool, error)
 }
 
+// RecordOwnerFinder is implemented by backends that remember, beside the
+// org that created a record, the org's tenant it was created on: where the
+// record lives, even once the org is routed to another backend or tenant
+// (an org moved off an agent's tenant still reads and accepts the records
+// it made there).
+type RecordOwnerFinder interface {
+	RecordOwner(ctx context.Context, proofRecordID string) (Org, error)
+}
+
 // TenantValidator is implemented by backends that can tell at load time
 // whether they are able to act for a tenant (for example, that they have
 // or can get its token).

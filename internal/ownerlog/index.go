@@ -8,9 +8,10 @@ import (
 
 // index maps every remembered record id to its org, in memory. Record ids
 // are almost always canonical UUIDs (credo-controller and ACA-Py make them
-// so), kept as 16 bytes; any other id is kept as a string. An org is kept
-// once, as a number, beside the record's creation time in seconds: about
-// 55 bytes per record in all, so a million records cost some 55 MiB.
+// so), kept as 16 bytes; any other id is kept as a string. An org, with
+// the tenant the record was made on, is kept once, as a number, beside the
+// record's creation time in seconds: about 55 bytes per record in all, so
+// a million records cost some 55 MiB.
 //
 // With a retention set, a record created longer ago than the retention is
 // not found (whether or not expire has removed it yet) and is not added.
@@ -31,7 +32,11 @@ type index struct {
 	// (claim): a second create of one id is refused before either is
 	// durable.
 	claimed map[string]struct{}
+	// orgs and tenants are the (org, tenant) pairs owners name, numbered
+	// in orgIDs by org, NUL and tenant: a record of an org's tenant must
+	// be asked of that tenant, even once the org is routed elsewhere.
 	orgs    []string
+	tenants []string
 	orgIDs  map[string]uint32
 }
 
@@ -75,6 +80,12 @@ func (o owner) expired(cutoff uint32) bool { return o.created != 0 && o.created 
 
 // get returns the org of id.
 func (x *index) get(id string) (string, bool) {
+	org, _, ok := x.getOwner(id)
+	return org, ok
+}
+
+// getOwner returns the org of id and the org's tenant it was created on.
+func (x *index) getOwner(id string) (org, tenant string, found bool) {
 	cutoff := x.cutoffNow()
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -86,9 +97,9 @@ func (x *index) get(id string) (string, bool) {
 		o, ok = x.other[id]
 	}
 	if !ok || o.expired(cutoff) {
-		return "", false
+		return "", "", false
 	}
-	return x.orgs[o.org], true
+	return x.orgs[o.org], x.tenants[o.org], true
 }
 
 // add remembers the entries and applies the tombstones of one document.
@@ -116,7 +127,7 @@ func (x *index) add(entries []Entry, forgotten []tombstone) {
 		if (owner{created: created}).expired(cutoff) {
 			continue
 		}
-		x.put(entries[i].ID, entries[i].OrgID, created)
+		x.put(entries[i].ID, entries[i].OrgID, entries[i].Tenant, created)
 	}
 }
 
@@ -184,12 +195,17 @@ func (x *index) len() int {
 // owners of one id (an agent answering two creates with one record), and
 // every reader, whatever the order it reads them in, keeps the first
 // create's.
-func (x *index) put(id, org string, created uint32) {
-	n, ok := x.orgIDs[org]
+func (x *index) put(id, org, tenant string, created uint32) {
+	key := org
+	if tenant != "" {
+		key = org + "\x00" + tenant
+	}
+	n, ok := x.orgIDs[key]
 	if !ok {
 		n = uint32(len(x.orgs))
 		x.orgs = append(x.orgs, org)
-		x.orgIDs[org] = n
+		x.tenants = append(x.tenants, tenant)
+		x.orgIDs[key] = n
 	}
 	o := owner{org: n, created: created}
 	if u, isUUID := parseUUID(id); isUUID {
@@ -327,7 +343,7 @@ func (x *index) adopt(e Entry) bool {
 	if _, gone := x.gone[e.ID]; gone {
 		return false
 	}
-	x.put(e.ID, e.OrgID, created)
+	x.put(e.ID, e.OrgID, e.Tenant, created)
 	return true
 }
 

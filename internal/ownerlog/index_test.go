@@ -33,3 +33,32 @@ func TestParseUUID(t *testing.T) {
 		t.Fatal("an upper-case spelling found the lower-case record")
 	}
 }
+
+// The tenant an owner was created on is kept with its org: one org's
+// records on two tenants, and on the base wallet, each keep their own.
+func TestOwnerKeepsItsTenant(t *testing.T) {
+	x := newIndex()
+	x.add([]Entry{
+		{ID: "3fa85f64-5717-4562-b3fc-2c963f66afa6", OrgID: "a", Tenant: "t1"},
+		{ID: "4fa85f64-5717-4562-b3fc-2c963f66afa6", OrgID: "a", Tenant: "t2"},
+		{ID: "5fa85f64-5717-4562-b3fc-2c963f66afa6", OrgID: "a"},
+		{ID: "not-a-uuid", OrgID: "b", Tenant: "t1"},
+	}, nil)
+	for id, want := range map[string][2]string{
+		"3fa85f64-5717-4562-b3fc-2c963f66afa6": {"a", "t1"},
+		"4fa85f64-5717-4562-b3fc-2c963f66afa6": {"a", "t2"},
+		"5fa85f64-5717-4562-b3fc-2c963f66afa6": {"a", ""},
+		"not-a-uuid":                           {"b", "t1"},
+	} {
+		org, tenant, ok := x.getOwner(id)
+		if !ok || org != want[0] || tenant != want[1] {
+			t.Errorf("%s: %q %q %v, want %q %q", id, org, tenant, ok, want[0], want[1])
+		}
+		if org, _ := x.get(id); org != want[0] {
+			t.Errorf("%s: get %q", id, org)
+		}
+	}
+	if len(x.orgs) != 4 {
+		t.Errorf("%d (org, tenant) pairs kept, want 4", len(x.orgs))
+	}
+}

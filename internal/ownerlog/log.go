@@ -184,6 +184,10 @@ func open(storage certmagic.Storage, dir string, logger *zap.Logger, retentions 
 // Get returns the org that created record id, from memory.
 func (l *Log) Get(id string) (string, bool) { return l.idx.get(id) }
 
+// Owner returns the org that created record id and the tenant of the org
+// it was created on ("" for an agent's base wallet), from memory.
+func (l *Log) Owner(id string) (org, tenant string, ok bool) { return l.idx.getOwner(id) }
+
 // Known reports whether id is known in memory: it has an owner (expired
 // or not), was forgotten, or is being remembered (Start). An id a create
 // did not claim is not the create's to clean up when it is known.

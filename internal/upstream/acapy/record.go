@@ -185,6 +185,15 @@ func (b *Backend) RecordOrg(ctx context.Context, id string) (string, error) {
 	return b.owners.OrgOf(ctx, id)
 }
 
+// Interface guard: the record's tenant is known where it was remembered.
+var _ backend.RecordOwnerFinder = (*Backend)(nil)
+
+// RecordOwner returns the org that created record id through proofgate
+// and the tenant it was created on (backend.RecordOwnerFinder).
+func (b *Backend) RecordOwner(ctx context.Context, id string) (backend.Org, error) {
+	return b.owners.OwnerOf(ctx, id)
+}
+
 // RecordOrgIn reports whether record id belongs to org: it was created
 // through proofgate for org, or (created elsewhere) org's wallet answers
 // with that record (get: an answer about another record is a bad answer,

@@ -119,33 +119,33 @@ func (o *Ownership) Start(id string, org backend.Org, threadID string) (Remember
 // id must not delete it, since it is not the create's.
 func (o *Ownership) Known(id string) bool { return o.log.Known(id) }
 
-// lookup returns the org that created record id, or backend.ErrNotFound
-// when it was not created through proofgate. Memory answers; a miss reads
-// an earlier version's per-record document, then the log's documents
-// written since it was last read (by another instance sharing the
-// storage).
-func (o *Ownership) lookup(ctx context.Context, id string) (string, error) {
-	if org, ok := o.log.Get(id); ok {
-		return org, nil
+// lookup returns the org that created record id, with the tenant of the
+// org it was created on, or backend.ErrNotFound when it was not created
+// through proofgate. Memory answers; a miss reads an earlier version's
+// per-record document, then the log's documents written since it was last
+// read (by another instance sharing the storage).
+func (o *Ownership) lookup(ctx context.Context, id string) (backend.Org, error) {
+	if org, tenant, ok := o.log.Owner(id); ok {
+		return backend.Org{ID: org, Tenant: tenant}, nil
 	}
 	var doc Owner
 	err := o.legacy.Get(ctx, id, &doc)
 	if err == nil {
-		if !o.log.Adopt(ownerlog.Entry{ID: id, OrgID: doc.OrgID, CreatedAt: doc.CreatedAt}) {
-			return "", backend.ErrNotFound // forgotten, or past owner_retention
+		if !o.log.Adopt(ownerlog.Entry{ID: id, OrgID: doc.OrgID, Tenant: doc.Tenant, CreatedAt: doc.CreatedAt}) {
+			return backend.Org{}, backend.ErrNotFound // forgotten, or past owner_retention
 		}
-		return doc.OrgID, nil
+		return backend.Org{ID: doc.OrgID, Tenant: doc.Tenant}, nil
 	}
 	if !errors.Is(err, store.ErrNotFound) {
-		return "", errors.Join(backend.ErrUnavailable, err)
+		return backend.Org{}, errors.Join(backend.ErrUnavailable, err)
 	}
 	if err := o.log.Refresh(ctx); err != nil {
-		return "", errors.Join(backend.ErrUnavailable, err)
+		return backend.Org{}, errors.Join(backend.ErrUnavailable, err)
 	}
-	if org, ok := o.log.Get(id); ok {
-		return org, nil
+	if org, tenant, ok := o.log.Owner(id); ok {
+		return backend.Org{ID: org, Tenant: tenant}, nil
 	}
-	return "", backend.ErrNotFound
+	return backend.Org{}, backend.ErrNotFound
 }
 
 // Forget drops what is remembered of record id (its request was undone).
@@ -159,6 +159,15 @@ func (o *Ownership) Forget(ctx context.Context, id string) error {
 // OrgOf returns the org that created record id through proofgate
 // (backend.Backend's RecordOrg for every upstream backend).
 func (o *Ownership) OrgOf(ctx context.Context, id string) (string, error) {
+	owner, err := o.lookup(ctx, id)
+	return owner.ID, err
+}
+
+// OwnerOf returns the org that created record id through proofgate and
+// the tenant of the org it was created on (backend.RecordOwnerFinder's
+// RecordOwner for every upstream backend): where its record lives,
+// wherever the org is routed now.
+func (o *Ownership) OwnerOf(ctx context.Context, id string) (backend.Org, error) {
 	return o.lookup(ctx, id)
 }
 
@@ -170,7 +179,7 @@ func (o *Ownership) OrgOf(ctx context.Context, id string) (string, error) {
 func (o *Ownership) OwnedBy(ctx context.Context, org backend.Org, id string, agentHolds func() (bool, error)) (bool, error) {
 	owner, err := o.lookup(ctx, id)
 	if err == nil {
-		return owner == org.ID, nil
+		return owner.ID == org.ID, nil
 	}
 	if !errors.Is(err, backend.ErrNotFound) {
 		return false, err

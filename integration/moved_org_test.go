@@ -1,0 +1,55 @@
+package integration
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/proofgate/proofgate/internal/upstream/openapitest"
+)
+
+// An org moved off a tenant of an agent (to the local verifier) still
+// reads and accepts the records it made there: they are asked of that
+// tenant, which the record's owner names, not of the agent's base wallet.
+func TestMovedOrgKeepsItsTenantsRecords(t *testing.T) {
+	credo := openapitest.NewCredo(t, openapitest.CredoOptions{Tenants: []string{"tenant-a"}})
+	dir := t.TempDir()
+	config := func(orgARoute string) string {
+		return globalOptions(dir) + `
+` + base + ` {
+	proofgate {
+		backend credo credo ` + credo.URL + ` {
+			token ` + openapitest.CredoRootToken + `
+		}
+		backend local local {
+			public_url ` + base + `
+		}
+		` + orgARoute + `
+		default_backend credo
+		public_url ` + base + `
+		auth {
+			api_key ` + keyA + ` org ` + orgA + `
+		}
+	}
+}
+`
+	}
+	tester := newTester(t)
+	tester.InitServer(config(`org `+orgA+` credo tenant tenant-a`), "caddyfile")
+	settle(t)
+	unloadAtEnd(t)
+	r := postJSON(t, oobPath(orgA, "indy"), keyA, indyBody)
+	if r.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	id := r.json(t)["data"].(map[string]any)["proofRecordId"].(string)
+	credo.SetState("tenant-a", id, "presentation-received")
+
+	tester.InitServer(config(`org `+orgA+` local`), "caddyfile") // the move
+	settle(t)
+	if g := getRecord(t, id, keyA); g.status != http.StatusOK || g.json(t)["state"] != "presentation-received" {
+		t.Fatalf("GET after the move: %d %s", g.status, g.body)
+	}
+	if a := postJSON(t, acceptPath(id), keyA, ""); a.status != http.StatusOK || a.json(t)["state"] != "done" {
+		t.Fatalf("accept after the move: %d %s", a.status, a.body)
+	}
+}
