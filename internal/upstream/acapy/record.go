@@ -164,20 +164,9 @@ func (b *Backend) get(ctx context.Context, org backend.Org, id string) (backend.
 	return b.recordAnswer(call, resp.Body, id)
 }
 
-// recordAnswer reads an answer about record id (capped at
-// max_response_size, as every answer is): a bad answer when it is not a
-// presentation exchange record, or is another one (a buggy agent, or a
-// proxy or cache answering from another request), which must never pass
-// for id.
+// recordAnswer reads an answer about record id (agent.Client.RecordAnswer).
 func (b *Backend) recordAnswer(call agent.Request, body []byte, id string) (backend.ProofRecord, error) {
-	rec, err := normalize(body)
-	if err != nil {
-		return backend.ProofRecord{}, b.client.BadAnswer(call, err.Error())
-	}
-	if rec.ID != id {
-		return backend.ProofRecord{}, b.client.BadAnswer(call, "the agent answered with another record")
-	}
-	return rec, nil
+	return b.client.RecordAnswer(call, body, id, normalize)
 }
 
 // RecordOrg returns the org that created record id through proofgate.

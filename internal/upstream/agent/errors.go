@@ -117,6 +117,22 @@ func (c *Client) BadAnswer(req Request, what string) error {
 	return &backend.UpstreamError{Status: http.StatusOK, Message: "the agent's answer was not understood"}
 }
 
+// RecordAnswer reads an answer about record id with normalize (the
+// agent's record format): a bad answer when it is not a proof record, or
+// is another one (a buggy agent, or a proxy or cache answering from
+// another request), which must never pass for id. The body is already
+// capped at max_response_size, as every answer is.
+func (c *Client) RecordAnswer(req Request, body []byte, id string, normalize func([]byte) (backend.ProofRecord, error)) (backend.ProofRecord, error) {
+	rec, err := normalize(body)
+	if err != nil {
+		return backend.ProofRecord{}, c.BadAnswer(req, err.Error())
+	}
+	if rec.ID != id {
+		return backend.ProofRecord{}, c.BadAnswer(req, "the agent answered with another record")
+	}
+	return rec, nil
+}
+
 // OrphanError means the agent created a proof request but proofgate could
 // not read back its proof record (credo-controller answers a create with
 // the thread id only). The request is not lost: it lives in the agent under

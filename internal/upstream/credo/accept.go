@@ -79,19 +79,9 @@ func (b *Backend) stateOf(ctx context.Context, org backend.Org, id string) (stri
 	return rec.State, true
 }
 
-// recordAnswer reads an answer about record id (capped at
-// max_response_size, as every answer is): a bad answer when it is not a
-// proof record, or is another one (a buggy agent, or a proxy or cache
-// answering from another request), which must never pass for id.
+// recordAnswer reads an answer about record id (agent.Client.RecordAnswer).
 func (b *Backend) recordAnswer(call agent.Request, body []byte, id string) (backend.ProofRecord, error) {
-	rec, err := normalize(body)
-	if err != nil {
-		return backend.ProofRecord{}, b.client.BadAnswer(call, err.Error())
-	}
-	if rec.ID != id {
-		return backend.ProofRecord{}, b.client.BadAnswer(call, "the agent answered with another record")
-	}
-	return rec, nil
+	return b.client.RecordAnswer(call, body, id, normalize)
 }
 
 // normalize reads a Credo ProofExchangeRecord (its JSON is already the
