@@ -54,6 +54,10 @@ func loadCorpusFrom(t testing.TB, dir string) corpus {
 type mapResolver struct {
 	schemas map[string]*Schema
 	defs    map[string]*CredentialDefinition
+	// unusable holds, by id, why a credential definition's document was
+	// refused (ParseCredentialDefinition's error), answered as a registry
+	// answers it.
+	unusable map[string]error
 }
 
 func (m *mapResolver) Schema(_ context.Context, id string) (*Schema, error) {
@@ -64,6 +68,9 @@ func (m *mapResolver) Schema(_ context.Context, id string) (*Schema, error) {
 }
 
 func (m *mapResolver) CredentialDefinition(_ context.Context, id string) (*CredentialDefinition, error) {
+	if err, ok := m.unusable[id]; ok {
+		return nil, err
+	}
 	if d, ok := m.defs[id]; ok {
 		return d, nil
 	}

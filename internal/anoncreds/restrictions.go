@@ -27,7 +27,10 @@ type credFacts struct {
 // no restrictions are met by any credential.
 //
 // The tags and what decides them, from the AnonCreds specification:
-//   - schema_id, cred_def_id, rev_reg_id: the presentation's identifiers;
+//   - schema_id, cred_def_id: the presentation's identifiers (tied to the
+//     credential by the definition's key and schemaId);
+//   - rev_reg_id: never met until non-revocation proofs are verified
+//     (meetsTag says why);
 //   - schema_issuer_did / schema_issuer_id, schema_name, schema_version:
 //     the schema; issuer_did / issuer_id: the credential definition's
 //     issuer. Issuer ids of any DID method compare as strings (exactly:
@@ -71,7 +74,13 @@ func meetsTag(tag, want string, c *credFacts) bool {
 	case "cred_def_id":
 		return c.id.CredDefID == want
 	case "rev_reg_id":
-		return c.id.RevRegID != nil && *c.id.RevRegID == want
+		// Never met. The credential's revocation registry is proven only by
+		// its non-revocation proof, which this verifier does not verify
+		// (see Verifier); identifiers[].rev_reg_id is what the prover
+		// writes, and a credential of another definition, revocable or
+		// not, could name any registry. The reference refuses the tag
+		// too ("Unknown Filter Type").
+		return false
 	case "schema_issuer_did", "schema_issuer_id":
 		return c.schema.IssuerID == want
 	case "schema_name":
@@ -99,6 +108,16 @@ func isSchemaTag(tag string) bool {
 	switch tag {
 	case "schema_id", "schema_issuer_did", "schema_issuer_id", "schema_name", "schema_version":
 		return true
+	}
+	return false
+}
+
+// usesTag reports whether any of restrictions uses tag.
+func usesTag(restrictions Restrictions, tag string) bool {
+	for _, and := range restrictions {
+		if _, ok := and[tag]; ok {
+			return true
+		}
 	}
 	return false
 }

@@ -39,7 +39,11 @@ func TestMeets(t *testing.T) {
 		{"issuer_id did:web", web, Restrictions{{"issuer_id": "did:web:x.example"}}, true},
 		{"issuer_did wrong", web, Restrictions{{"issuer_did": "55GkHamhTU1ZbTbV2ab9DE"}}, false},
 		{"cred_def_id", legacy, Restrictions{{"cred_def_id": "55GkHamhTU1ZbTbV2ab9DE:3:CL:12:default"}}, true},
-		{"rev_reg_id", legacy, Restrictions{{"rev_reg_id": rev}}, true},
+		// identifiers[].rev_reg_id is the prover's word until a
+		// non-revocation proof is verified: never met, even when it is
+		// the one named (the reference refuses the tag too).
+		{"rev_reg_id the credential names", legacy, Restrictions{{"rev_reg_id": rev}}, false},
+		{"rev_reg_id or cred_def_id", legacy, Restrictions{{"rev_reg_id": rev}, {"cred_def_id": "55GkHamhTU1ZbTbV2ab9DE:3:CL:12:default"}}, true},
 		{"rev_reg_id of a credential without registry", web, Restrictions{{"rev_reg_id": rev}}, false},
 		{"value revealed", legacy, Restrictions{{"attr::name::value": "Alice"}}, true},
 		{"value revealed, name in other case", legacy, Restrictions{{"attr::Favourite Colour::value": "blue"}}, true},

@@ -224,9 +224,38 @@ type interval struct{ from, to uint64 }
 
 func (iv interval) contains(ts uint64) bool { return ts >= iv.from && ts <= iv.to }
 
+// unusedSubProof returns the first sub proof no referent points at, or
+// -1 when every one answers a referent. checkStructure made sure every
+// sub_proof_index is in range.
+func unusedSubProof(pres *Presentation) int {
+	used := make([]bool, len(pres.Identifiers))
+	rp := &pres.RequestedProof
+	for _, a := range rp.RevealedAttrs {
+		used[a.SubProofIndex] = true
+	}
+	for _, g := range rp.RevealedAttrGroups {
+		used[g.SubProofIndex] = true
+	}
+	for _, u := range rp.UnrevealedAttrs {
+		used[u.SubProofIndex] = true
+	}
+	for _, p := range rp.Predicates {
+		used[p.SubProofIndex] = true
+	}
+	for i, ok := range used {
+		if !ok {
+			return i
+		}
+	}
+	return -1
+}
+
 // nonRevokedFor returns the interval credential i must prove
-// non-revocation for: the most stringent of its referents' own intervals,
-// else the request's global one; asked is false when none applies.
+// non-revocation for: the most stringent of the intervals of the
+// referents it answers, each referent's own or else the request's global
+// one (as the specification and the reference take them: a referent
+// without an interval of its own is held to the global one, whatever the
+// credential's other referents ask); asked is false when none applies.
 func nonRevokedFor(req *Request, pres *Presentation, i int) (iv interval, asked bool) {
 	iv = interval{0, math.MaxUint64}
 	narrow := func(in *Interval) {
@@ -241,21 +270,24 @@ func nonRevokedFor(req *Request, pres *Presentation, i int) (iv interval, asked 
 			iv.to = *in.To
 		}
 	}
+	own := func(in *Interval) {
+		if in == nil {
+			in = req.NonRevoked
+		}
+		narrow(in)
+	}
 	rp := &pres.RequestedProof
 	for ref, a := range req.RequestedAttributes {
 		for _, k := range attrIndexes(pres, ref) {
 			if k == i {
-				narrow(a.NonRevoked)
+				own(a.NonRevoked)
 			}
 		}
 	}
 	for ref, p := range req.RequestedPredicates {
-		if rp.Predicates[ref].SubProofIndex == i {
-			narrow(p.NonRevoked)
+		if got, ok := rp.Predicates[ref]; ok && got.SubProofIndex == i {
+			own(p.NonRevoked)
 		}
-	}
-	if !asked {
-		narrow(req.NonRevoked)
 	}
 	return iv, asked
 }

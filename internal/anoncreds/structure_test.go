@@ -95,3 +95,52 @@ func TestUnrevealedAttributeOfItsCredential(t *testing.T) {
 		}
 	}
 }
+
+// TestNonRevokedPerReferent: every referent a credential answers is held
+// to its own non_revoked interval, else to the request's global one, as
+// the specification and the reference take them; the credential must
+// prove non-revocation for the most stringent of those. Before, a
+// referent's own interval made the credential's other referents forget
+// the global one (testdata/revocation_global_interval.json).
+func TestNonRevokedPerReferent(t *testing.T) {
+	u := func(v uint64) *uint64 { return &v }
+	global := &Interval{From: u(100), To: u(200)}
+	wide := &Interval{From: u(0), To: u(1000)}
+	narrow := &Interval{From: u(150), To: u(160)}
+	for _, tt := range []struct {
+		name      string
+		global    *Interval
+		r1, r2, p *Interval // r1, r2: attributes of credential 0; p: its predicate
+		r3        *Interval // an attribute of credential 1
+		want      interval
+		wantAsked bool
+	}{
+		{name: "no interval anywhere"},
+		{name: "global only", global: global, want: interval{100, 200}, wantAsked: true},
+		{name: "own only, on one referent", r1: narrow, want: interval{150, 160}, wantAsked: true},
+		{name: "own wide on one referent, global on the others", global: global, r1: wide, want: interval{100, 200}, wantAsked: true},
+		{name: "own narrow on one referent, global on the others", global: global, r1: narrow, want: interval{150, 160}, wantAsked: true},
+		{name: "own on every referent, global unused", global: global, r1: wide, r2: wide, p: wide, want: interval{0, 1000}, wantAsked: true},
+		{name: "own on another credential's referent only", r3: narrow},
+		{name: "global, own on another credential's referent", global: global, r3: narrow, want: interval{100, 200}, wantAsked: true},
+	} {
+		req := &Request{
+			NonRevoked: tt.global,
+			RequestedAttributes: map[string]AttrInfo{
+				"r1": {Name: "name", NonRevoked: tt.r1},
+				"r2": {Name: "city", NonRevoked: tt.r2},
+				"r3": {Name: "degree", NonRevoked: tt.r3},
+			},
+			RequestedPredicates: map[string]PredInfo{"p": {Name: "age", PType: ">=", PValue: 18, NonRevoked: tt.p}},
+		}
+		pres := &Presentation{Identifiers: make([]Identifier, 2)}
+		rp := &pres.RequestedProof
+		rp.RevealedAttrs = map[string]RevealedAttr{"r1": {SubProofIndex: 0}, "r3": {SubProofIndex: 1}}
+		rp.UnrevealedAttrs = map[string]SubProofRef{"r2": {SubProofIndex: 0}}
+		rp.Predicates = map[string]SubProofRef{"p": {SubProofIndex: 0}}
+		iv, asked := nonRevokedFor(req, pres, 0)
+		if asked != tt.wantAsked || (asked && iv != tt.want) {
+			t.Errorf("%s: %+v asked %v, want %+v asked %v", tt.name, iv, asked, tt.want, tt.wantAsked)
+		}
+	}
+}

@@ -202,6 +202,13 @@ func ParseCredentialDefinition(id string, raw []byte) (*CredentialDefinition, er
 	if j.Type != "CL" {
 		return nil, fmt.Errorf("credential definition %s: type %q is not CL", id, j.Type)
 	}
+	// schemaId ties the credential to its schema: without it a
+	// presentation could show the credential under any schema with the
+	// same attributes and meet that schema's restrictions. The reference
+	// refuses such a document too ("missing field `schemaId`").
+	if j.SchemaID == "" {
+		return nil, fmt.Errorf("credential definition %s: schemaId is required (the schema the credential is of)", id)
+	}
 	if j.IssuerID == "" {
 		if issuer, _, ok := names.CredDef(id); ok {
 			j.IssuerID = issuer

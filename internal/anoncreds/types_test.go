@@ -1,10 +1,14 @@
 package anoncreds
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/proofgate/proofgate/internal/verify"
 )
 
 // TestCredDefIssuerFromLegacyID: a credential definition document without
@@ -66,5 +70,64 @@ func TestParseSchemaSeqNo(t *testing.T) {
 		if (err != nil) != tt.wantErr || (err == nil && s.SeqNo != tt.want) {
 			t.Errorf("%s: %+v, %v; want seqNo %d, error %v", tt.doc, s, err, tt.want, tt.wantErr)
 		}
+	}
+}
+
+// TestCredDefNeedsSchemaID: schemaId ties a credential to its schema;
+// without it a presentation could show the credential under any schema
+// with the same attributes and meet that schema's restrictions
+// (testdata/cred_def_without_schema_id.json). A definition document
+// without one is refused as it is read, as the reference refuses it
+// ("missing field `schemaId`"), and a Resolver that builds a definition
+// without one is refused by Verify.
+func TestCredDefNeedsSchemaID(t *testing.T) {
+	const cid = "55GkHamhTU1ZbTbV2ab9DE:3:CL:55GkHamhTU1ZbTbV2ab9DE:2:person:1.0:default"
+	data, err := os.ReadFile(filepath.Join(corpusDir, "registry", "cred_defs.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var defs map[string]map[string]json.RawMessage
+	if err := json.Unmarshal(data, &defs); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name     string
+		schemaID any // nil: no schemaId member
+		wantErr  string
+	}{
+		{name: "the schema's id", schemaID: "55GkHamhTU1ZbTbV2ab9DE:2:person:1.0"},
+		{name: "a legacy ledger sequence number", schemaID: "42"},
+		{name: "missing", wantErr: "schemaId is required"},
+		{name: "empty", schemaID: "", wantErr: "schemaId is required"},
+	} {
+		doc := map[string]any{}
+		for k, v := range defs[cid] {
+			doc[k] = v
+		}
+		delete(doc, "schemaId")
+		if tt.schemaID != nil {
+			doc["schemaId"] = tt.schemaID
+		}
+		raw, err := json.Marshal(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := ParseCredentialDefinition(cid, raw)
+		switch {
+		case tt.wantErr == "" && (err != nil || d.SchemaID != tt.schemaID):
+			t.Errorf("%s: %+v, %v", tt.name, d, err)
+		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+			t.Errorf("%s: error %v, want %q", tt.name, err, tt.wantErr)
+		}
+	}
+
+	reg := loadRegistry(t)
+	def := *reg.defs[cid]
+	def.SchemaID = ""
+	reg.defs[cid] = &def
+	tc := corpusCaseNamed(t, "reveal-one")
+	got := (&Verifier{Resolver: reg}).Verify(context.Background(), tc.Request, tc.Presentation)
+	if got.Verified || got.Reason != verify.ReasonUnsupported || !hasProblem(got, "names no schema (schemaId)") {
+		t.Errorf("a resolver's definition without schemaId: %+v", got)
 	}
 }

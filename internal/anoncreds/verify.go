@@ -89,6 +89,15 @@ func (v *Verifier) Verify(ctx context.Context, requestJSON, presentationJSON []b
 	if geProofs > len(req.RequestedPredicates) {
 		return fail(verify.ReasonLimits, "the proof has %d predicate proofs for %d requested predicates", geProofs, len(req.RequestedPredicates))
 	}
+	// Every sub proof answers a referent. One that answers none proves
+	// nothing the request asks, yet its CL proof costs as much as any
+	// (a hostile one the most its sizes allow): refused before the
+	// registry is asked and before any CL math. The reference's prover
+	// puts in only the credentials its referents need; the reference's
+	// verifier checks such a sub proof like the others.
+	if i := unusedSubProof(&pres); i >= 0 {
+		return fail(verify.ReasonLimits, "sub proof %d (%s) answers no referent of the request", i, pres.Identifiers[i].CredDefID)
+	}
 
 	// 2. The credentials: schema and definition of each, from the
 	//    registry.
@@ -103,7 +112,12 @@ func (v *Verifier) Verify(ctx context.Context, requestJSON, presentationJSON []b
 		if err != nil {
 			return fail(resolveReason(err, verify.ReasonUnknownCredDef), "%s", resolveProblem("schema", id.SchemaID, err))
 		}
-		if def.SchemaID != "" && !isDigits(def.SchemaID) && def.SchemaID != id.SchemaID {
+		// ParseCredentialDefinition requires schemaId; a Resolver that
+		// builds definitions otherwise is held to it here.
+		if def.SchemaID == "" {
+			return fail(verify.ReasonUnsupported, "credential %d: credential definition %s names no schema (schemaId), so nothing ties the credential to schema %s", i, id.CredDefID, id.SchemaID)
+		}
+		if !isDigits(def.SchemaID) && def.SchemaID != id.SchemaID {
 			return fail(verify.ReasonRestriction, "credential %d: credential definition %s is for schema %s, not %s", i, id.CredDefID, def.SchemaID, id.SchemaID)
 		}
 		// A legacy definition names its schema by ledger sequence number:
@@ -156,14 +170,14 @@ func (v *Verifier) Verify(ctx context.Context, requestJSON, presentationJSON []b
 		}
 		for _, i := range attrIndexes(&pres, ref) {
 			if !meets(a.Restrictions, facts[i]) {
-				problems = append(problems, problem{verify.ReasonRestriction, fmt.Sprintf("requested attribute %q: credential %s does not meet its restrictions%s", ref, pres.Identifiers[i].CredDefID, unconfirmedSchema(a.Restrictions, facts[i]))})
+				problems = append(problems, problem{verify.ReasonRestriction, fmt.Sprintf("requested attribute %q: credential %s does not meet its restrictions%s", ref, pres.Identifiers[i].CredDefID, unmetWhy(a.Restrictions, facts[i]))})
 			}
 		}
 	}
 	for _, ref := range sortedKeys(req.RequestedPredicates) {
 		p := req.RequestedPredicates[ref]
 		if i := pres.RequestedProof.Predicates[ref].SubProofIndex; !meets(p.Restrictions, facts[i]) {
-			problems = append(problems, problem{verify.ReasonRestriction, fmt.Sprintf("requested predicate %q: credential %s does not meet its restrictions%s", ref, pres.Identifiers[i].CredDefID, unconfirmedSchema(p.Restrictions, facts[i]))})
+			problems = append(problems, problem{verify.ReasonRestriction, fmt.Sprintf("requested predicate %q: credential %s does not meet its restrictions%s", ref, pres.Identifiers[i].CredDefID, unmetWhy(p.Restrictions, facts[i]))})
 		}
 	}
 	if len(problems) > 0 {
@@ -255,6 +269,16 @@ func keyFitsSchema(key *cl.PublicKey, attrs map[string]bool) string {
 		}
 	}
 	return ""
+}
+
+// unmetWhy explains, after a restriction problem, why restrictions a
+// credential might seem to meet are not met; otherwise it is empty.
+func unmetWhy(restrictions Restrictions, c *credFacts) string {
+	why := unconfirmedSchema(restrictions, c)
+	if usesTag(restrictions, "rev_reg_id") {
+		why += " (a rev_reg_id restriction is never met: the credential's revocation registry is proven only by a non-revocation proof, which this verifier does not check)"
+	}
+	return why
 }
 
 // unconfirmedSchema explains, after a restriction problem, why a schema

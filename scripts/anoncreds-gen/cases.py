@@ -190,9 +190,10 @@ def restrictions(g):
     case("or", "one of two restrictions matches", [{"cred_def_id": g.cd_degree}, {"cred_def_id": g.cd_person}])
     case("and-wrong", "one key of an AND restriction differs",
          [{"cred_def_id": g.cd_person, "schema_version": "2.0"}])
-    case("rev-reg-id", "rev_reg_id of the credential's registry", [{"rev_reg_id": g.rev_id}], cred=g.alice_rev,
-         ours={"verified": True, "why": "the specification lists rev_reg_id as a restriction on the credential's "
-                                        "registry; the reference knows no such filter and refuses"})
+    # Refused by both: the reference knows no rev_reg_id filter; proofgate
+    # meets none until it verifies non-revocation proofs (the registry a
+    # presentation names is the prover's word until then).
+    case("rev-reg-id", "rev_reg_id of the credential's registry", [{"rev_reg_id": g.rev_id}], cred=g.alice_rev)
     case("rev-reg-id-wrong", "rev_reg_id differs", [{"rev_reg_id": g.rev_id + "x"}], cred=g.alice_rev)
     case("mixed-issuer-tags", "issuer_id and issuer_did in one request",
          [{"issuer_id": "55GkHamhTU1ZbTbV2ab9DE", "issuer_did": "55GkHamhTU1ZbTbV2ab9DE"}])

@@ -20,6 +20,13 @@ const (
 	MaxExponentBits = 4096
 	// MaxElementBits bounds group elements read from a proof (A', T).
 	MaxElementBits = MaxModulusBits
+	// MaxRevealedBits bounds a revealed attribute value (its absolute
+	// value: a negative 32-bit integer is taken). The encoding rule makes
+	// every value a SHA-256 digest or a 32-bit integer (attributeBits), so
+	// a larger one is no credential's, and each costs an exponentiation
+	// by it: MaxExponentBits would let a hostile proof ask 16 times the
+	// work of an honest one per value.
+	MaxRevealedBits = attributeBits
 	// MaxChallengeBits bounds c_hash, a SHA-256 output.
 	MaxChallengeBits = 256
 	// MaxAttributes bounds the attributes of one sub proof (m̂ and revealed

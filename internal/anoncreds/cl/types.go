@@ -192,7 +192,7 @@ func ParseProof(raw json.RawMessage) (*Proof, error) {
 		if len(eq.Revealed)+len(eq.M) > MaxAttributes {
 			return nil, fmt.Errorf("%s: more than %d attributes", field, MaxAttributes)
 		}
-		revealed := func(f, s string) (*big.Int, error) { return parseDec(f, s, MaxExponentBits) }
+		revealed := func(f, s string) (*big.Int, error) { return parseDec(f, s, MaxRevealedBits) }
 		if out.Eq.Revealed, err = parseMap(field+".eq_proof.revealed_attrs", eq.Revealed, MaxAttributes, revealed); err != nil {
 			return nil, err
 		}

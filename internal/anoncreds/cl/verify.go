@@ -139,6 +139,9 @@ func primaryTaus(ctx context.Context, cred Credential, sp *SubProof, c *big.Int)
 	if pk == nil {
 		return nil, errors.New("no public key")
 	}
+	if err := checkPredicateBindings(sp); err != nil {
+		return nil, err
+	}
 	t, err := equalityTau(ctx, pk, cred.Attrs, &sp.Eq, c)
 	if err != nil {
 		return nil, err
@@ -148,26 +151,43 @@ func primaryTaus(ctx context.Context, cred Credential, sp *SubProof, c *big.Int)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		// The predicate is over the credential's attribute only if its m̂j
-		// is the m̂ the equality proof hides that attribute behind (the
-		// prover copies it so: _finalize_ne_proof). Otherwise m̂j is a
-		// number of the prover's choosing and the predicate proof says
-		// nothing about the credential.
-		ge := &sp.GE[k]
-		m, ok := sp.Eq.M[ge.Predicate.Attr]
-		if !ok {
-			return nil, fmt.Errorf("predicate proof %d is over %q, which the equality proof does not hide", k, ge.Predicate.Attr)
-		}
-		if m.Cmp(ge.Mj) != 0 {
-			return nil, fmt.Errorf("predicate proof %d: m̂j differs from the equality proof's m̂ for %q", k, ge.Predicate.Attr)
-		}
-		ts, err := predicateTaus(pk, ge, c)
+		ts, err := predicateTaus(pk, &sp.GE[k], c)
 		if err != nil {
 			return nil, fmt.Errorf("predicate proof %d: %v", k, err)
 		}
 		taus = append(taus, ts...)
 	}
 	return taus, nil
+}
+
+// checkPredicateBindings checks, before any exponentiation, that every
+// GE proof of a sub proof is over an attribute its equality proof hides,
+// with the m̂ it hides it behind as m̂j (the prover copies it so:
+// _finalize_ne_proof). Otherwise m̂j is a number of the prover's choosing
+// and the predicate proof says nothing about the credential.
+//
+// A revealed attribute is refused by name: the equality proof never uses
+// an m̂ for it (its value is in the revealed product instead), so an m̂j
+// equal to one binds the predicate to nothing. An honest prover cannot
+// make such a proof (its m̃ for a GE proof is the hidden attribute's), and
+// checkEqResponses refuses the stray m̂ as well. anoncreds 0.2.3 checks
+// m̂j against eq_proof.m alone and accepts it: with age 34 revealed, a
+// proof of age >= 50 verifies there (testdata/forged_predicate_revealed.json).
+func checkPredicateBindings(sp *SubProof) error {
+	for k := range sp.GE {
+		ge := &sp.GE[k]
+		if _, revealed := sp.Eq.Revealed[ge.Predicate.Attr]; revealed {
+			return fmt.Errorf("predicate proof %d is over %q, which the equality proof reveals: a predicate is proven over a hidden attribute", k, ge.Predicate.Attr)
+		}
+		m, ok := sp.Eq.M[ge.Predicate.Attr]
+		if !ok {
+			return fmt.Errorf("predicate proof %d is over %q, which the equality proof does not hide", k, ge.Predicate.Attr)
+		}
+		if m.Cmp(ge.Mj) != 0 {
+			return fmt.Errorf("predicate proof %d: m̂j differs from the equality proof's m̂ for %q", k, ge.Predicate.Attr)
+		}
+	}
+	return nil
 }
 
 // modExp is x^y mod n for a public base x and any exponent y; a negative
@@ -277,8 +297,15 @@ func equalityTau(ctx context.Context, pk *PublicKey, attrs []string, eq *EqProof
 // checkEqResponses checks what an equality proof names and the sizes of
 // its responses before any exponentiation: every revealed attribute and
 // every m̂ is one of the credential's (its schema's attributes, and the
-// link secret for m̂), and ê and every m̂ lie in the range an honest prover's
-// do (MaxEHatBits, MaxMHatBits).
+// link secret for m̂), no attribute has both a revealed value and an m̂,
+// and ê and every m̂ lie in the range an honest prover's do (MaxEHatBits,
+// MaxMHatBits).
+//
+// The equality check uses the revealed value of a revealed attribute and
+// never its m̂, so an m̂ beside it is unproven: a number of the prover's
+// choosing that anything reading eq.M (a GE proof's m̂j) would take for
+// the credential's. The reference's prover writes m̂ for hidden attributes
+// only; its verifier (anoncreds 0.2.3) does not refuse the stray one.
 func checkEqResponses(attrs []string, eq *EqProof) error {
 	if eq.E.Sign() < 0 || eq.E.BitLen() > MaxEHatBits {
 		return fmt.Errorf("ê is not in [0, 2^%d): no credential signature gives it", MaxEHatBits)
@@ -296,6 +323,9 @@ func checkEqResponses(attrs []string, eq *EqProof) error {
 	for name, m := range eq.M {
 		if !known[name] {
 			return fmt.Errorf("m̂ for %q, which is not an attribute of the credential", name)
+		}
+		if _, revealed := eq.Revealed[name]; revealed {
+			return fmt.Errorf("m̂ for %q, which the equality proof reveals", name)
 		}
 		if m.Sign() < 0 || m.BitLen() > MaxMHatBits {
 			return fmt.Errorf("m̂ for %q is not in [0, 2^%d)", name, MaxMHatBits)
