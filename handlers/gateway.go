@@ -141,7 +141,10 @@ func (g *Gateway) findRecord(ctx context.Context, p *auth.Principal, recordID st
 		if err != nil {
 			return nil, backend.Org{}, err
 		}
-		return g.servingBackend(ctx, b, owner.ID, recordID), owner, nil
+		if maker := g.agentNamed(owner.Agent); maker != nil {
+			return maker, owner.Org, nil
+		}
+		return g.servingBackend(ctx, b, owner.ID, recordID), owner.Org, nil
 	}
 
 	var firstErr error
@@ -173,14 +176,30 @@ func (g *Gateway) findRecord(ctx context.Context, p *auth.Principal, recordID st
 	return nil, backend.Org{}, backend.ErrNotFound
 }
 
-// recordOwner asks b which org made record id, with the tenant where b
-// remembers it.
-func recordOwner(ctx context.Context, b backend.Backend, id string) (backend.Org, error) {
+// recordOwner asks b which org made record id, with the tenant and agent
+// where b remembers them.
+func recordOwner(ctx context.Context, b backend.Backend, id string) (backend.Owner, error) {
 	if f, ok := b.(backend.RecordOwnerFinder); ok {
 		return f.RecordOwner(ctx, id)
 	}
 	org, err := b.RecordOrg(ctx, id)
-	return backend.Org{ID: org}, err
+	return backend.Owner{Org: backend.Org{ID: org}}, err
+}
+
+// agentNamed returns the backend that calls the agent a record's owner
+// names (agent backends share what they remember, so the one that found
+// the owner need not be it), or nil when none does (the owner names none,
+// or the agent's url changed since).
+func (g *Gateway) agentNamed(agent string) backend.Backend {
+	if agent == "" {
+		return nil
+	}
+	for _, b := range g.Backends.All() {
+		if n, ok := b.(backend.AgentNamer); ok && n.AgentName() == agent {
+			return b
+		}
+	}
+	return nil
 }
 
 // servingBackend picks the backend to accept a record that b says org

@@ -53,3 +53,51 @@ func TestMovedOrgKeepsItsTenantsRecords(t *testing.T) {
 		t.Fatalf("accept after the move: %d %s", a.status, a.body)
 	}
 }
+
+// An org moved from one agent to another still reads and accepts the
+// records it made on the first: the owner names the agent that holds
+// them, and every agent backend shares what is remembered.
+func TestMovedOrgKeepsItsAgentsRecords(t *testing.T) {
+	first := openapitest.NewCredo(t, openapitest.CredoOptions{})
+	second := openapitest.NewCredo(t, openapitest.CredoOptions{})
+	dir := t.TempDir()
+	config := func(orgARoute string) string {
+		return globalOptions(dir) + `
+` + base + ` {
+	proofgate {
+		backend first credo ` + first.URL + ` {
+			token ` + openapitest.CredoDedicatedToken + `
+		}
+		backend second credo ` + second.URL + ` {
+			token ` + openapitest.CredoDedicatedToken + `
+		}
+		` + orgARoute + `
+		default_backend second
+		public_url ` + base + `
+		auth {
+			api_key ` + keyA + ` org ` + orgA + `
+		}
+	}
+}
+`
+	}
+	tester := newTester(t)
+	tester.InitServer(config(`org `+orgA+` first`), "caddyfile")
+	settle(t)
+	unloadAtEnd(t)
+	r := postJSON(t, oobPath(orgA, "indy"), keyA, indyBody)
+	if r.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	id := r.json(t)["data"].(map[string]any)["proofRecordId"].(string)
+	first.SetState("", id, "presentation-received")
+
+	tester.InitServer(config(`org `+orgA+` second`), "caddyfile") // the move
+	settle(t)
+	if g := getRecord(t, id, keyA); g.status != http.StatusOK || g.json(t)["state"] != "presentation-received" {
+		t.Fatalf("GET after the move: %d %s", g.status, g.body)
+	}
+	if a := postJSON(t, acceptPath(id), keyA, ""); a.status != http.StatusOK || a.json(t)["state"] != "done" {
+		t.Fatalf("accept after the move: %d %s", a.status, a.body)
+	}
+}

@@ -191,12 +191,26 @@ type RecordOwnershipChecker interface {
 }
 
 // RecordOwnerFinder is implemented by backends that remember, beside the
-// org that created a record, the org's tenant it was created on: where the
-// record lives, even once the org is routed to another backend or tenant
-// (an org moved off an agent's tenant still reads and accepts the records
-// it made there).
+// org that created a record, where it was created: the org's tenant and
+// the agent. That is where the record lives, even once the org is routed
+// to another backend or tenant (an org moved off an agent, or off a
+// tenant, still reads and accepts the records it made there).
 type RecordOwnerFinder interface {
-	RecordOwner(ctx context.Context, proofRecordID string) (Org, error)
+	RecordOwner(ctx context.Context, proofRecordID string) (Owner, error)
+}
+
+// Owner is who made a record through proofgate: the org, with the tenant
+// of it the record lives on, and the agent (an AgentNamer's AgentName; ""
+// when not remembered).
+type Owner struct {
+	Org
+	Agent string
+}
+
+// AgentNamer is implemented by backends that call an agent: AgentName
+// names it as the owners of the records made through it do.
+type AgentNamer interface {
+	AgentName() string
 }
 
 // TenantValidator is implemented by backends that can tell at load time

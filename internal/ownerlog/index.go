@@ -32,11 +32,13 @@ type index struct {
 	// (claim): a second create of one id is refused before either is
 	// durable.
 	claimed map[string]struct{}
-	// orgs and tenants are the (org, tenant) pairs owners name, numbered
-	// in orgIDs by org, NUL and tenant: a record of an org's tenant must
-	// be asked of that tenant, even once the org is routed elsewhere.
+	// orgs, tenants and agents are the (org, tenant, agent) triples owners
+	// name, numbered in orgIDs by their NUL-joined key: a record must be
+	// asked of the agent and tenant it was made on, even once its org is
+	// routed elsewhere.
 	orgs    []string
 	tenants []string
+	agents  []string
 	orgIDs  map[string]uint32
 }
 
@@ -80,12 +82,13 @@ func (o owner) expired(cutoff uint32) bool { return o.created != 0 && o.created 
 
 // get returns the org of id.
 func (x *index) get(id string) (string, bool) {
-	org, _, ok := x.getOwner(id)
-	return org, ok
+	o, ok := x.getOwner(id)
+	return o.OrgID, ok
 }
 
-// getOwner returns the org of id and the org's tenant it was created on.
-func (x *index) getOwner(id string) (org, tenant string, found bool) {
+// getOwner returns the org of id, the org's tenant and the agent it was
+// created on.
+func (x *index) getOwner(id string) (Owner, bool) {
 	cutoff := x.cutoffNow()
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -97,9 +100,9 @@ func (x *index) getOwner(id string) (org, tenant string, found bool) {
 		o, ok = x.other[id]
 	}
 	if !ok || o.expired(cutoff) {
-		return "", "", false
+		return Owner{}, false
 	}
-	return x.orgs[o.org], x.tenants[o.org], true
+	return Owner{OrgID: x.orgs[o.org], Tenant: x.tenants[o.org], Agent: x.agents[o.org]}, true
 }
 
 // add remembers the entries and applies the tombstones of one document.
@@ -127,7 +130,7 @@ func (x *index) add(entries []Entry, forgotten []tombstone) {
 		if (owner{created: created}).expired(cutoff) {
 			continue
 		}
-		x.put(entries[i].ID, entries[i].OrgID, entries[i].Tenant, created)
+		x.put(entries[i].ID, Owner{entries[i].OrgID, entries[i].Tenant, entries[i].Agent}, created)
 	}
 }
 
@@ -195,16 +198,17 @@ func (x *index) len() int {
 // owners of one id (an agent answering two creates with one record), and
 // every reader, whatever the order it reads them in, keeps the first
 // create's.
-func (x *index) put(id, org, tenant string, created uint32) {
-	key := org
-	if tenant != "" {
-		key = org + "\x00" + tenant
+func (x *index) put(id string, who Owner, created uint32) {
+	key := who.OrgID
+	if who.Tenant != "" || who.Agent != "" {
+		key += "\x00" + who.Tenant + "\x00" + who.Agent
 	}
 	n, ok := x.orgIDs[key]
 	if !ok {
 		n = uint32(len(x.orgs))
-		x.orgs = append(x.orgs, org)
-		x.tenants = append(x.tenants, tenant)
+		x.orgs = append(x.orgs, who.OrgID)
+		x.tenants = append(x.tenants, who.Tenant)
+		x.agents = append(x.agents, who.Agent)
 		x.orgIDs[key] = n
 	}
 	o := owner{org: n, created: created}
@@ -343,7 +347,7 @@ func (x *index) adopt(e Entry) bool {
 	if _, gone := x.gone[e.ID]; gone {
 		return false
 	}
-	x.put(e.ID, e.OrgID, e.Tenant, created)
+	x.put(e.ID, Owner{e.OrgID, e.Tenant, e.Agent}, created)
 	return true
 }
 

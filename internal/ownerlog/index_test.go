@@ -34,15 +34,16 @@ func TestParseUUID(t *testing.T) {
 	}
 }
 
-// The tenant an owner was created on is kept with its org: one org's
-// records on two tenants, and on the base wallet, each keep their own.
+// The tenant and agent an owner was created on are kept with its org: one
+// org's records on two tenants, and on the base wallet, each keep their
+// own.
 func TestOwnerKeepsItsTenant(t *testing.T) {
 	x := newIndex()
 	x.add([]Entry{
-		{ID: "3fa85f64-5717-4562-b3fc-2c963f66afa6", OrgID: "a", Tenant: "t1"},
-		{ID: "4fa85f64-5717-4562-b3fc-2c963f66afa6", OrgID: "a", Tenant: "t2"},
-		{ID: "5fa85f64-5717-4562-b3fc-2c963f66afa6", OrgID: "a"},
-		{ID: "not-a-uuid", OrgID: "b", Tenant: "t1"},
+		{ID: "3fa85f64-5717-4562-b3fc-2c963f66afa6", OrgID: "a", Tenant: "t1", Agent: "credo http://agent"},
+		{ID: "4fa85f64-5717-4562-b3fc-2c963f66afa6", OrgID: "a", Tenant: "t2", Agent: "credo http://agent"},
+		{ID: "5fa85f64-5717-4562-b3fc-2c963f66afa6", OrgID: "a", Agent: "credo http://agent"},
+		{ID: "not-a-uuid", OrgID: "b", Tenant: "t1", Agent: "credo http://agent"},
 	}, nil)
 	for id, want := range map[string][2]string{
 		"3fa85f64-5717-4562-b3fc-2c963f66afa6": {"a", "t1"},
@@ -50,15 +51,15 @@ func TestOwnerKeepsItsTenant(t *testing.T) {
 		"5fa85f64-5717-4562-b3fc-2c963f66afa6": {"a", ""},
 		"not-a-uuid":                           {"b", "t1"},
 	} {
-		org, tenant, ok := x.getOwner(id)
-		if !ok || org != want[0] || tenant != want[1] {
-			t.Errorf("%s: %q %q %v, want %q %q", id, org, tenant, ok, want[0], want[1])
+		o, ok := x.getOwner(id)
+		if !ok || o.OrgID != want[0] || o.Tenant != want[1] || o.Agent != "credo http://agent" {
+			t.Errorf("%s: %+v %v, want %q %q", id, o, ok, want[0], want[1])
 		}
 		if org, _ := x.get(id); org != want[0] {
 			t.Errorf("%s: get %q", id, org)
 		}
 	}
 	if len(x.orgs) != 4 {
-		t.Errorf("%d (org, tenant) pairs kept, want 4", len(x.orgs))
+		t.Errorf("%d (org, tenant, agent) triples kept, want 4", len(x.orgs))
 	}
 }

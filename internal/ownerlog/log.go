@@ -184,9 +184,15 @@ func open(storage certmagic.Storage, dir string, logger *zap.Logger, retentions 
 // Get returns the org that created record id, from memory.
 func (l *Log) Get(id string) (string, bool) { return l.idx.get(id) }
 
-// Owner returns the org that created record id and the tenant of the org
-// it was created on ("" for an agent's base wallet), from memory.
-func (l *Log) Owner(id string) (org, tenant string, ok bool) { return l.idx.getOwner(id) }
+// Owner is who made a record: the org, the org's tenant ("" for an
+// agent's base wallet) and the agent it was made on (the backend type and
+// url, as Entry.Agent).
+type Owner struct {
+	OrgID, Tenant, Agent string
+}
+
+// Owner returns who made record id, from memory.
+func (l *Log) Owner(id string) (Owner, bool) { return l.idx.getOwner(id) }
 
 // Known reports whether id is known in memory: it has an owner (expired
 // or not), was forgotten, or is being remembered (Start). An id a create

@@ -61,6 +61,10 @@ type Client struct {
 	plainBase             bool
 }
 
+// Agent names the agent the client calls: its type and url (AgentID), as
+// its metrics and the owners of the records made through it name it.
+func (c *Client) Agent() string { return c.agent }
+
 // NewClient returns a Client for the agent at base. rt carries the
 // connections (Caddy's reverseproxy.HTTPTransport in production); timeout
 // bounds each call, maxBody each response read.

@@ -124,28 +124,33 @@ func (o *Ownership) Known(id string) bool { return o.log.Known(id) }
 // through proofgate. Memory answers; a miss reads an earlier version's
 // per-record document, then the log's documents written since it was last
 // read (by another instance sharing the storage).
-func (o *Ownership) lookup(ctx context.Context, id string) (backend.Org, error) {
-	if org, tenant, ok := o.log.Owner(id); ok {
-		return backend.Org{ID: org, Tenant: tenant}, nil
+func (o *Ownership) lookup(ctx context.Context, id string) (backend.Owner, error) {
+	if who, ok := o.log.Owner(id); ok {
+		return owner(who), nil
 	}
 	var doc Owner
 	err := o.legacy.Get(ctx, id, &doc)
 	if err == nil {
-		if !o.log.Adopt(ownerlog.Entry{ID: id, OrgID: doc.OrgID, Tenant: doc.Tenant, CreatedAt: doc.CreatedAt}) {
-			return backend.Org{}, backend.ErrNotFound // forgotten, or past owner_retention
+		e := ownerlog.Entry{ID: id, OrgID: doc.OrgID, Tenant: doc.Tenant, Agent: doc.Agent, CreatedAt: doc.CreatedAt}
+		if !o.log.Adopt(e) {
+			return backend.Owner{}, backend.ErrNotFound // forgotten, or past owner_retention
 		}
-		return backend.Org{ID: doc.OrgID, Tenant: doc.Tenant}, nil
+		return owner(ownerlog.Owner{OrgID: e.OrgID, Tenant: e.Tenant, Agent: e.Agent}), nil
 	}
 	if !errors.Is(err, store.ErrNotFound) {
-		return backend.Org{}, errors.Join(backend.ErrUnavailable, err)
+		return backend.Owner{}, errors.Join(backend.ErrUnavailable, err)
 	}
 	if err := o.log.Refresh(ctx); err != nil {
-		return backend.Org{}, errors.Join(backend.ErrUnavailable, err)
+		return backend.Owner{}, errors.Join(backend.ErrUnavailable, err)
 	}
-	if org, tenant, ok := o.log.Owner(id); ok {
-		return backend.Org{ID: org, Tenant: tenant}, nil
+	if who, ok := o.log.Owner(id); ok {
+		return owner(who), nil
 	}
-	return backend.Org{}, backend.ErrNotFound
+	return backend.Owner{}, backend.ErrNotFound
+}
+
+func owner(who ownerlog.Owner) backend.Owner {
+	return backend.Owner{Org: backend.Org{ID: who.OrgID, Tenant: who.Tenant}, Agent: who.Agent}
 }
 
 // Forget drops what is remembered of record id (its request was undone).
@@ -159,15 +164,15 @@ func (o *Ownership) Forget(ctx context.Context, id string) error {
 // OrgOf returns the org that created record id through proofgate
 // (backend.Backend's RecordOrg for every upstream backend).
 func (o *Ownership) OrgOf(ctx context.Context, id string) (string, error) {
-	owner, err := o.lookup(ctx, id)
-	return owner.ID, err
+	who, err := o.lookup(ctx, id)
+	return who.ID, err
 }
 
-// OwnerOf returns the org that created record id through proofgate and
-// the tenant of the org it was created on (backend.RecordOwnerFinder's
-// RecordOwner for every upstream backend): where its record lives,
-// wherever the org is routed now.
-func (o *Ownership) OwnerOf(ctx context.Context, id string) (backend.Org, error) {
+// OwnerOf returns the org that created record id through proofgate, the
+// tenant of the org and the agent it was created on
+// (backend.RecordOwnerFinder's RecordOwner for every upstream backend):
+// where its record lives, wherever the org is routed now.
+func (o *Ownership) OwnerOf(ctx context.Context, id string) (backend.Owner, error) {
 	return o.lookup(ctx, id)
 }
 
@@ -177,9 +182,9 @@ func (o *Ownership) OwnerOf(ctx context.Context, id string) (backend.Org, error)
 // isolation makes that second answer an ownership proof; the handler asks
 // only where the org has its agent or tenant to itself.
 func (o *Ownership) OwnedBy(ctx context.Context, org backend.Org, id string, agentHolds func() (bool, error)) (bool, error) {
-	owner, err := o.lookup(ctx, id)
+	who, err := o.lookup(ctx, id)
 	if err == nil {
-		return owner.ID == org.ID, nil
+		return who.ID == org.ID, nil
 	}
 	if !errors.Is(err, backend.ErrNotFound) {
 		return false, err

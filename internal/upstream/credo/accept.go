@@ -125,11 +125,15 @@ func (b *Backend) RecordOrg(ctx context.Context, id string) (string, error) {
 // Interface guard: the record's tenant is known where it was remembered.
 var _ backend.RecordOwnerFinder = (*Backend)(nil)
 
-// RecordOwner returns the org that created record id through proofgate
-// and the tenant it was created on (backend.RecordOwnerFinder).
-func (b *Backend) RecordOwner(ctx context.Context, id string) (backend.Org, error) {
+// RecordOwner returns the org that created record id through proofgate,
+// the tenant and the agent it was created on (backend.RecordOwnerFinder).
+func (b *Backend) RecordOwner(ctx context.Context, id string) (backend.Owner, error) {
 	return b.owners.OwnerOf(ctx, id)
 }
+
+// AgentName names the agent as the owners of its records do
+// (backend.AgentNamer).
+func (b *Backend) AgentName() string { return b.client.Agent() }
 
 // RecordOrgIn reports whether record id belongs to org: it was created
 // through proofgate for org, or (created elsewhere) org's agent answers
