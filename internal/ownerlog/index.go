@@ -33,13 +33,12 @@ type index struct {
 	// durable.
 	claimed map[string]struct{}
 	// orgs, tenants and agents are the (org, tenant, agent) triples owners
-	// name, numbered in orgIDs by their NUL-joined key: a record must be
-	// asked of the agent and tenant it was made on, even once its org is
-	// routed elsewhere.
+	// name, numbered in orgIDs: a record must be asked of the agent and
+	// tenant it was made on, even once its org is routed elsewhere.
 	orgs    []string
 	tenants []string
 	agents  []string
-	orgIDs  map[string]uint32
+	orgIDs  map[Owner]uint32
 }
 
 // owner is an org's number and the record's creation time (Unix seconds;
@@ -54,7 +53,7 @@ func newIndex() *index {
 		other:   make(map[string]owner),
 		gone:    make(map[string]uint32),
 		claimed: make(map[string]struct{}),
-		orgIDs:  make(map[string]uint32),
+		orgIDs:  make(map[Owner]uint32),
 	}
 }
 
@@ -199,17 +198,13 @@ func (x *index) len() int {
 // every reader, whatever the order it reads them in, keeps the first
 // create's.
 func (x *index) put(id string, who Owner, created uint32) {
-	key := who.OrgID
-	if who.Tenant != "" || who.Agent != "" {
-		key += "\x00" + who.Tenant + "\x00" + who.Agent
-	}
-	n, ok := x.orgIDs[key]
+	n, ok := x.orgIDs[who]
 	if !ok {
 		n = uint32(len(x.orgs))
 		x.orgs = append(x.orgs, who.OrgID)
 		x.tenants = append(x.tenants, who.Tenant)
 		x.agents = append(x.agents, who.Agent)
-		x.orgIDs[key] = n
+		x.orgIDs[who] = n
 	}
 	o := owner{org: n, created: created}
 	if u, isUUID := parseUUID(id); isUUID {
