@@ -183,6 +183,7 @@ func (l *Local) Provision(ctx caddy.Context) error {
 	svc, err := proofs.New(storage, proofs.Config{
 		PublicURL:    l.PublicURL,
 		Endpoint:     l.DIDCommEndpoint,
+		Policy:       l.policyID(),
 		Label:        label,
 		ClusterLocks: l.Cluster,
 		Sealer:       sealer,

@@ -22,7 +22,8 @@ var (
 	ErrNotForUs = errors.New("proofs: envelope is not for us")
 	// ErrUnknownThread: the message is on no thread of ours, or on a
 	// thread whose record was not made for the key, invitation or sender
-	// the message names.
+	// the message names, or was made by another local backend on the
+	// storage (another DIDComm endpoint and policy).
 	ErrUnknownThread = errors.New("proofs: message is on no known thread")
 	// ErrUnsupported: a message type the local verifier does not handle
 	// (anything but presentation and problem-report of the record's

@@ -17,10 +17,12 @@ import (
 // acks and problem reports go to it. One connection per org and prover
 // key, stored once at proofgate/connections/<id>.json; its id is derived
 // from the two, so a returning prover finds its connection without an
-// index, and a prover that moved (a new mediator, a new endpoint) updates
-// it, by a presentation authcrypted with that key: anyone holding an
-// invitation of the org could otherwise name another prover's key and
-// take its acks.
+// index. Only a presentation authcrypted with that key makes it, and
+// updates it when the prover moved (a new mediator, a new endpoint):
+// anyone holding an invitation of the org could otherwise name another
+// prover's key and take its acks, by changing its connection or by making
+// it first (an anoncrypted presentation racing the prover's own first
+// one, say).
 type Connection struct {
 	ID    string `json:"id"`
 	OrgID string `json:"orgId"`
@@ -43,10 +45,12 @@ func ConnectionID(orgID, theirKey string) string {
 }
 
 // connect returns the id of org's connection to the prover of svc,
-// creating or updating it; "" when svc names no key, or when it differs
-// from the connection its key names and sender (the authcrypt sender, ""
-// for anoncrypt) is not that key: then the record keeps to its own
-// ~service, and the connection stays as its key's holder left it.
+// creating or updating it; "" when svc names no key, or when sender (the
+// authcrypt sender, "" for anoncrypt) is not its key and no connection of
+// that key names the same service: then the record keeps to its own
+// ~service, and the connection, if any, stays as its key's holder left it.
+// Since only the holder writes, its writes need no lock: two of them
+// racing are both its own word.
 func (s *Service) connect(ctx context.Context, orgID string, svc *ServiceDecorator, sender string) (string, error) {
 	if svc == nil || len(svc.RecipientKeys) == 0 {
 		return "", nil
@@ -61,13 +65,13 @@ func (s *Service) connect(ctx context.Context, orgID string, svc *ServiceDecorat
 			slices.Equal(c.RecipientKeys, svc.RecipientKeys) && slices.Equal(c.RoutingKeys, svc.RoutingKeys) {
 			return id, nil
 		}
-		if sender != key {
-			return "", nil
-		}
 	case errors.Is(err, store.ErrNotFound):
 		c = Connection{ID: id, OrgID: orgID, TheirKey: key, CreatedAt: s.cfg.Now().UTC().Format(backend.TimeFormat)}
 	default:
 		return "", err
+	}
+	if sender != key {
+		return "", nil
 	}
 	c.OrgID, c.TheirKey = orgID, key
 	c.RecipientKeys = slices.Clone(svc.RecipientKeys)

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/proofgate/proofgate/internal/backend"
-	"github.com/proofgate/proofgate/internal/store"
 )
 
 // Discard deletes a record of org that is still in request-sent: the undo
@@ -17,15 +16,11 @@ func (s *Service) Discard(ctx context.Context, org backend.Org, recordID string)
 		return backend.ErrNotFound
 	}
 	id := u.String()
-	unlock := recordLocks.lock(id)
-	defer unlock()
-	if s.cfg.ClusterLocks {
-		name := store.Prefix + "/locks/records/" + id
-		if err := s.storage.Lock(ctx, name); err != nil {
-			return unavailable(err)
-		}
-		defer s.storage.Unlock(context.WithoutCancel(ctx), name) //nolint:errcheck // a lost unlock expires
+	unlock, err := s.lockRecord(ctx, id, 0)
+	if err != nil {
+		return err
 	}
+	defer unlock()
 	doc, err := s.load(ctx, u)
 	if err != nil {
 		return err

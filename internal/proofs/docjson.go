@@ -53,6 +53,8 @@ func (d *Doc) AppendJSON(b []byte) ([]byte, error) {
 		b = append(b, `,"shortUrlExpiresAt":`...)
 		b = store.AppendString(b, d.ShortURLExpiresAt)
 	}
+	b = appendOptional(b, `,"endpoint":`, d.Endpoint)
+	b = appendOptional(b, `,"policy":`, d.Policy)
 	b = append(b, `,"key":{"kind":`...)
 	b = store.AppendString(b, d.Key.Kind)
 	b = append(b, `,"verkey":`...)

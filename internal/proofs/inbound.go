@@ -12,6 +12,7 @@ import (
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/didcomm"
+	"github.com/proofgate/proofgate/internal/keyseal"
 	"github.com/proofgate/proofgate/internal/metrics"
 )
 
@@ -50,7 +51,7 @@ type inboundMessage struct {
 // decrypts it with the verifier key it names (an org key or a record's
 // own key), measures the message (at most MaxMessageDepth levels and
 // MaxMessageValues values, else ErrMalformed) and handles, on the thread
-// of a record made for that key,
+// of a record made for that key by this backend (madeHere),
 //   - a present-proof presentation (2.0, or 1.0 for v1 records): under
 //     the record's lock and within the process-wide cap on concurrent
 //     checks, it is checked structurally (checkPresentation) and then by
@@ -81,7 +82,9 @@ func (a *Agent) Receive(ctx context.Context, envelope []byte) (Received, error) 
 	findKey := a.svc.RecipientFinder() // bounded storage reads per envelope
 	un, err := didcomm.Unpack(envelope, func(kid string) (ed25519.PrivateKey, error) {
 		r, err := findKey(ctx, kid)
-		if errors.Is(err, backend.ErrNotFound) {
+		// A key sealed under a key_encryption_key we lack is another
+		// local backend's on the storage: not ours, like an unknown one.
+		if errors.Is(err, backend.ErrNotFound) || errors.Is(err, keyseal.ErrUnknownKey) {
 			return nil, didcomm.ErrUnknownKey
 		}
 		if err != nil {
@@ -128,7 +131,8 @@ func (a *Agent) Receive(ctx context.Context, envelope []byte) (Received, error) 
 		return Received{}, ErrUnknownThread
 	}
 	doc, err := a.svc.Load(ctx, recordID)
-	if errors.Is(err, backend.ErrNotFound) {
+	if errors.Is(err, backend.ErrNotFound) || errors.Is(err, keyseal.ErrUnknownKey) {
+		// (A record whose key we cannot open is another backend's.)
 		return Received{}, ErrUnknownThread
 	}
 	if err != nil {
@@ -143,6 +147,14 @@ func (a *Agent) Receive(ctx context.Context, envelope []byte) (Received, error) 
 		return Received{}, ErrUnknownThread
 	}
 	if msg.Thread.PThID != "" && msg.Thread.PThID != doc.InvitationID {
+		return Received{}, ErrUnknownThread
+	}
+	// And to this backend: another local backend on the storage (another
+	// site) sees the record and its keys, but its policy (verifiers,
+	// trusted issuers, invitation_ttl, the outbound guard) is not the
+	// record's. Answered as any thread of nobody's, so that a site's
+	// endpoint tells nothing of another's records.
+	if !a.svc.madeHere(doc) {
 		return Received{}, ErrUnknownThread
 	}
 	// After an authcrypted presentation, only its sender speaks on the
@@ -169,6 +181,35 @@ func (a *Agent) Receive(ctx context.Context, envelope []byte) (Received, error) 
 		return Received{}, err
 	}
 	return res, nil
+}
+
+// madeHere reports whether doc is this backend's to judge: its DIDComm
+// endpoint is the one the record's invitation advertised (a reload that
+// changed the policy still serves the records made before it), or both
+// name the same policy (instances of a cluster configured alike, each
+// advertising its own endpoint). Another site on the storage, with its
+// own endpoint and policy, is neither.
+func (s *Service) madeHere(doc *Doc) bool {
+	return doc.endpoint() == s.cfg.Endpoint || (s.cfg.Policy != "" && doc.Policy == s.cfg.Policy)
+}
+
+// endpoint is the DIDComm endpoint of the backend that made doc. A record
+// stored before Doc.Endpoint existed has it in its invitation, whose
+// service was built from the same Config.Endpoint; "" (no backend's) for
+// one whose invitation names none, which Create never wrote.
+func (d *Doc) endpoint() string {
+	if d.Endpoint != "" {
+		return d.Endpoint
+	}
+	var inv struct {
+		Services []struct {
+			ServiceEndpoint string `json:"serviceEndpoint"`
+		} `json:"services"`
+	}
+	if json.Unmarshal(d.Invitation, &inv) != nil || len(inv.Services) == 0 {
+		return ""
+	}
+	return inv.Services[0].ServiceEndpoint
 }
 
 // parseService reads a ~service decorator; nil when there is none. Keys

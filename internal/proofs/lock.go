@@ -25,6 +25,28 @@ func (k *keyedMutex) lock(key string) (unlock func()) {
 	return k.unlocker(key, e)
 }
 
+// lockCtx is lock giving up when ctx ends, with ctx.Err(): a caller
+// with a deadline (an outcome noted in the background, bounded so that
+// Close never waits behind a holder that does not let go) or whose client
+// went away must not wait for good. No timer: ctx alone bounds it.
+func (k *keyedMutex) lockCtx(ctx context.Context, key string) (unlock func(), err error) {
+	e := k.ref(key)
+	// A free key is taken even with ctx ended, as lock takes it: the
+	// wait is what ctx bounds.
+	select {
+	case e.held <- struct{}{}:
+		return k.unlocker(key, e), nil
+	default:
+	}
+	select {
+	case e.held <- struct{}{}:
+		return k.unlocker(key, e), nil
+	case <-ctx.Done():
+	}
+	k.unref(key, e)
+	return nil, ctx.Err()
+}
+
 // lockWithin is lock waiting at most wait, and only while ctx lives: ok
 // is false when it gave up. Work that a sender can repeat at will (a
 // presentation delivered again and again) must not queue without bound

@@ -38,6 +38,14 @@ type Doc struct {
 	// (backend.TimeFormat). The short URL lives in the record, so it costs
 	// the create no write of its own.
 	ShortURLExpiresAt string `json:"shortUrlExpiresAt,omitempty"`
+	// Endpoint is the DIDComm endpoint of the backend that made the
+	// record (Config.Endpoint), the one its invitation sends the wallet
+	// to, and Policy that backend's Config.Policy: only a backend with
+	// either takes messages on the record's thread (Service.madeHere).
+	// Empty in records stored before them; their invitation names the
+	// endpoint.
+	Endpoint string `json:"endpoint,omitempty"`
+	Policy   string `json:"policy,omitempty"`
 	// Key is the verifier key the invitation advertises.
 	Key KeyRef `json:"key"`
 

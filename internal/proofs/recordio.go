@@ -97,45 +97,18 @@ func (s *Service) updateStaged(ctx context.Context, recordID string, fn func(*Do
 }
 
 // updateWithin is updateStaged waiting at most lockWait (> 0) for the
-// record's locks, else ErrBusy; 0 waits as long as it takes.
+// record's locks, else ErrBusy; 0 waits as long as ctx lives (lockRecord).
 func (s *Service) updateWithin(ctx context.Context, recordID string, lockWait time.Duration, fn func(*Doc) error, extra func(context.Context, *Doc) (backend.Staged, error)) (*Doc, error) {
 	u, ok := ParseID(recordID)
 	if !ok {
 		return nil, backend.ErrNotFound
 	}
 	id := u.String()
-	if lockWait > 0 {
-		unlock, ok := recordLocks.lockWithin(ctx, id, lockWait)
-		if !ok {
-			return nil, ErrBusy
-		}
-		defer unlock()
-	} else {
-		defer recordLocks.lock(id)()
+	unlock, err := s.lockRecord(ctx, id, lockWait)
+	if err != nil {
+		return nil, err
 	}
-	if s.cfg.ClusterLocks {
-		name := store.Prefix + "/locks/records/" + id
-		lockCtx, cancel := ctx, context.CancelFunc(func() {})
-		if lockWait > 0 {
-			lockCtx, cancel = context.WithTimeout(ctx, lockWait)
-		}
-		err := s.storage.Lock(lockCtx, name)
-		// Busy only when Lock failed: it may obtain the lock just as the
-		// wait runs out (certmagic's FileStorage polls every second, as
-		// long as AdmitWait), and a lock obtained must be released.
-		// certmagic keeps a held lock file fresh for as long as the
-		// process runs, so one left behind would block the record (and the
-		// sweeper behind it) for good.
-		busy := err != nil && lockWait > 0 && lockCtx.Err() != nil && ctx.Err() == nil
-		cancel()
-		if busy {
-			return nil, ErrBusy
-		}
-		if err != nil {
-			return nil, unavailable(err)
-		}
-		defer s.storage.Unlock(context.WithoutCancel(ctx), name) //nolint:errcheck // nothing more can be done if it fails
-	}
+	defer unlock()
 	doc, err := s.load(ctx, u)
 	if err != nil {
 		return nil, err
@@ -155,4 +128,60 @@ func (s *Service) updateWithin(ctx context.Context, recordID string, lockWait ti
 	}
 	staged.Commit()
 	return doc, nil
+}
+
+// lockRecord takes the locks every write of record id is made under: the
+// in-process one and, with ClusterLocks, its storage lock, which other
+// instances on the storage take too. lockWait > 0 bounds each wait
+// (ErrBusy after it, or once ctx ends); 0 waits as long as ctx lives: a
+// wait ctx ends is backend.ErrUnavailable (a 503, the record is busy), or
+// the cancellation when the caller went away (nobody is left to retry, and
+// it is not the verifier's failure). unlock releases both.
+func (s *Service) lockRecord(ctx context.Context, id string, lockWait time.Duration) (unlock func(), err error) {
+	var release func()
+	if lockWait > 0 {
+		var ok bool
+		if release, ok = recordLocks.lockWithin(ctx, id, lockWait); !ok {
+			return nil, ErrBusy
+		}
+	} else if release, err = recordLocks.lockCtx(ctx, id); err != nil {
+		return nil, lockWaitFailed(ctx, id, err)
+	}
+	if !s.cfg.ClusterLocks {
+		return release, nil
+	}
+	name := store.Prefix + "/locks/records/" + id
+	lockCtx, cancel := ctx, context.CancelFunc(func() {})
+	if lockWait > 0 {
+		lockCtx, cancel = context.WithTimeout(ctx, lockWait)
+	}
+	err = s.storage.Lock(lockCtx, name)
+	// Busy only when Lock failed: it may obtain the lock just as the
+	// wait runs out (certmagic's FileStorage polls every second, as
+	// long as AdmitWait), and a lock obtained must be released.
+	// certmagic keeps a held lock file fresh for as long as the
+	// process runs, so one left behind would block the record (and the
+	// sweeper behind it) for good.
+	busy := err != nil && lockWait > 0 && lockCtx.Err() != nil && ctx.Err() == nil
+	cancel()
+	if err != nil {
+		release()
+		if busy {
+			return nil, ErrBusy
+		}
+		return nil, lockWaitFailed(ctx, id, err)
+	}
+	return func() {
+		_ = s.storage.Unlock(context.WithoutCancel(ctx), name) // nothing more can be done if it fails
+		release()
+	}, nil
+}
+
+// lockWaitFailed is lockRecord's error for a wait that failed: the
+// cancellation when the caller went away, else backend.ErrUnavailable.
+func lockWaitFailed(ctx context.Context, id string, err error) error {
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return fmt.Errorf("proofs: waiting for the lock of record %s: %w", id, ctx.Err())
+	}
+	return unavailable(fmt.Errorf("waiting for the lock of record %s: %w", id, err))
 }

@@ -53,6 +53,14 @@ type Config struct {
 	// format (internal/verify). A format without a verifier is judged by
 	// the structural check alone and never gets isVerified true.
 	Verifiers verify.Set
+	// Policy identifies what this backend judges presentations by (its
+	// verifiers' options, InvitationTTL, the outbound guard). A record
+	// is answered only by a backend with its DIDComm endpoint or, when
+	// both name one, its policy: instances of one site configured alike
+	// may each advertise their own endpoint, but another site on the
+	// storage does not judge this site's records (Service.madeHere).
+	// Empty: the endpoint alone decides.
+	Policy string
 	// Sealer, when set, encrypts private keys at rest (org keys and
 	// record keys); keys stored in plaintext stay readable.
 	Sealer *keyseal.Sealer
@@ -227,6 +235,8 @@ func (s *Service) Create(ctx context.Context, org backend.Org, req backend.OOBRe
 		InvitationID:  invitationID,
 		Invitation:    invitation,
 		InvitationURL: longURL,
+		Endpoint:      s.cfg.Endpoint,
+		Policy:        s.cfg.Policy,
 		Key:           keyRef,
 	}
 	if req.RequestType == backend.RequestPresentationExchange {

@@ -136,14 +136,18 @@ func (s *Service) retentionOver(doc *Doc, now time.Time) bool {
 	return !now.Before(updated.Add(keep))
 }
 
-// deleteFinished deletes a record under its lock, checking again that it
-// is finished and past its retention (an outcome noted since may have
-// renewed it), and reports whether it did. A record whose lock is held
-// longer than sweepLockWait is left to a later pass.
+// deleteFinished deletes a record under its locks (with cluster, its
+// storage lock too: another instance may have loaded it to write it back),
+// checking again that it is finished and past its retention (an outcome
+// noted since may have renewed it), and reports whether it did. A record
+// whose locks are held longer than sweepLockWait is left to a later pass.
 func (s *Service) deleteFinished(ctx context.Context, id string, now time.Time) (bool, error) {
-	unlock, ok := recordLocks.lockWithin(ctx, id, sweepLockWait)
-	if !ok {
+	unlock, err := s.lockRecord(ctx, id, sweepLockWait)
+	if errors.Is(err, ErrBusy) {
 		return false, nil
+	}
+	if err != nil {
+		return false, err
 	}
 	defer unlock()
 	u, _ := ParseID(id)
