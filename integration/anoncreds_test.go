@@ -176,6 +176,14 @@ func TestAnonCredsCorpusThroughTheGateway(t *testing.T) {
 			}
 			body, _ := json.Marshal(map[string]any{"isShortenUrl": false, "proofFormats": map[string]any{"indy": indy}})
 			r := postJSON(t, oobPath(orgA, "indy"), keyA, string(body))
+			if bytes.Contains(tc.Request, []byte(`"rev_reg_id"`)) {
+				// Never met by the local verifier, nor by the reference:
+				// the request is refused at create, naming the restriction.
+				if want || r.status != http.StatusBadRequest || !bytes.Contains(r.body, []byte("rev_reg_id: never met")) {
+					t.Fatalf("create: %d %s (the reference verified: %v)", r.status, r.body, want)
+				}
+				return
+			}
 			if r.status != http.StatusCreated {
 				t.Fatalf("create: %d %s", r.status, r.body)
 			}

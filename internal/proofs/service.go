@@ -151,6 +151,9 @@ func (s *Service) Create(ctx context.Context, org backend.Org, req backend.OOBRe
 			return backend.OOBResult{}, u
 		}
 	}
+	if u := unmeetableRestriction(req.Indy); u != nil {
+		return backend.OOBResult{}, u
+	}
 	var (
 		recordID uuid.UUID
 		priv     ed25519.PrivateKey

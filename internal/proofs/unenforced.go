@@ -3,6 +3,8 @@ package proofs
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/proofgate/proofgate/internal/backend"
 )
@@ -56,4 +58,36 @@ func unenforced(def json.RawMessage) *backend.UnsupportedError {
 		}
 	}
 	return unverifiableFormat(def)
+}
+
+// unmeetableRestriction names the first rev_reg_id restriction of an indy
+// request: the local verifier never meets one (the registry a
+// presentation names is the prover's word until non-revocation proofs are
+// verified; the reference refuses the filter), so a request with one is
+// refused at create time (400 naming it) rather than made into a record
+// that no presentation can answer, or one of whose alternatives is dead.
+func unmeetableRestriction(r *backend.IndyProofRequest) *backend.UnsupportedError {
+	if r == nil {
+		return nil
+	}
+	check := func(kind, ref string, restrictions []map[string]string) *backend.UnsupportedError {
+		for i, rs := range restrictions {
+			if _, ok := rs["rev_reg_id"]; ok {
+				return &backend.UnsupportedError{Field: fmt.Sprintf("proofFormats.indy.%s.%s.restrictions[%d].rev_reg_id", kind, ref, i),
+					Message: "never met by the local verifier: the revocation registry a presentation names is not proven (non-revocation proofs are not verified); restrict by cred_def_id instead"}
+			}
+		}
+		return nil
+	}
+	for _, ref := range slices.Sorted(maps.Keys(r.RequestedAttributes)) {
+		if u := check("requested_attributes", ref, r.RequestedAttributes[ref].Restrictions); u != nil {
+			return u
+		}
+	}
+	for _, ref := range slices.Sorted(maps.Keys(r.RequestedPredicates)) {
+		if u := check("requested_predicates", ref, r.RequestedPredicates[ref].Restrictions); u != nil {
+			return u
+		}
+	}
+	return nil
 }

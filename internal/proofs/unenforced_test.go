@@ -92,3 +92,39 @@ func TestUnverifiableFormatRefused(t *testing.T) {
 		}
 	}
 }
+
+// A rev_reg_id restriction is never met by the local verifier (the
+// registry a presentation names is unproven until non-revocation proofs
+// are verified), so a request with one is refused at create time naming
+// it, instead of a record that no presentation can answer.
+func TestRevRegIDRestrictionRefused(t *testing.T) {
+	s := newTestService(t, fileStorage(t))
+	const regID = "WgWxqztrNooG92RXvxSTWv:4:WgWxqztrNooG92RXvxSTWv:3:CL:20:tag:CL_ACCUM:0"
+	for _, tt := range []struct {
+		name  string
+		req   backend.IndyProofRequest
+		field string // "" accepted
+	}{
+		{"schema restriction", backend.IndyProofRequest{Name: "p", Version: "1",
+			RequestedAttributes: map[string]backend.IndyAttribute{"a": {Name: "name", Restrictions: []map[string]string{{"schema_name": "person"}}}}}, ""},
+		{"attribute", backend.IndyProofRequest{Name: "p", Version: "1",
+			RequestedAttributes: map[string]backend.IndyAttribute{
+				"a": {Name: "name", Restrictions: []map[string]string{{"schema_name": "person"}}},
+				"b": {Name: "age", Restrictions: []map[string]string{{"schema_name": "person"}, {"schema_name": "person", "rev_reg_id": regID}}},
+			}}, "proofFormats.indy.requested_attributes.b.restrictions[1].rev_reg_id"},
+		{"predicate", backend.IndyProofRequest{Name: "p", Version: "1",
+			RequestedPredicates: map[string]backend.IndyPredicate{"p": {Name: "age", PType: ">=", PValue: 18, Restrictions: []map[string]string{{"rev_reg_id": regID}}}}},
+			"proofFormats.indy.requested_predicates.p.restrictions[0].rev_reg_id"},
+	} {
+		req := indyRequest()
+		req.Indy = &tt.req
+		_, err := s.Create(context.Background(), testOrg, req)
+		var u *backend.UnsupportedError
+		switch {
+		case tt.field == "" && err != nil:
+			t.Errorf("%s: %v, want accepted", tt.name, err)
+		case tt.field != "" && (!errors.As(err, &u) || u.Field != tt.field):
+			t.Errorf("%s: %v, want refused naming %s", tt.name, err, tt.field)
+		}
+	}
+}
