@@ -107,6 +107,12 @@ func (b *Backend) resolveAPIKey(logger *zap.Logger) error {
 	if err != nil {
 		return fmt.Errorf("api_key: %v", err)
 	}
+	if key == "" && b.APIKey != "" {
+		// Said, since a mistyped variable would otherwise show only as
+		// every call refused.
+		logger.Warn("api_key resolves to nothing: no key is sent to the agent (right for an agent in --admin-insecure-mode; any other refuses every call)",
+			zap.String("api_key", b.APIKey)) // the placeholder, not a secret
+	}
 	b.APIKey = key
 	return nil
 }
