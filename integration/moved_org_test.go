@@ -33,25 +33,7 @@ func TestMovedOrgKeepsItsTenantsRecords(t *testing.T) {
 }
 `
 	}
-	tester := newTester(t)
-	tester.InitServer(config(`org `+orgA+` credo tenant tenant-a`), "caddyfile")
-	settle(t)
-	unloadAtEnd(t)
-	r := postJSON(t, oobPath(orgA, "indy"), keyA, indyBody)
-	if r.status != http.StatusCreated {
-		t.Fatalf("create: %d %s", r.status, r.body)
-	}
-	id := r.json(t)["data"].(map[string]any)["proofRecordId"].(string)
-	credo.SetState("tenant-a", id, "presentation-received")
-
-	tester.InitServer(config(`org `+orgA+` local`), "caddyfile") // the move
-	settle(t)
-	if g := getRecord(t, id, keyA); g.status != http.StatusOK || g.json(t)["state"] != "presentation-received" {
-		t.Fatalf("GET after the move: %d %s", g.status, g.body)
-	}
-	if a := postJSON(t, acceptPath(id), keyA, ""); a.status != http.StatusOK || a.json(t)["state"] != "done" {
-		t.Fatalf("accept after the move: %d %s", a.status, a.body)
-	}
+	acceptAfterMove(t, config, `org `+orgA+` credo tenant tenant-a`, `org `+orgA+` local`, func(id string) { credo.SetState("tenant-a", id, "presentation-received") })
 }
 
 // An org moved from one agent to another still reads and accepts the
@@ -81,8 +63,16 @@ func TestMovedOrgKeepsItsAgentsRecords(t *testing.T) {
 }
 `
 	}
+	acceptAfterMove(t, config, `org `+orgA+` first`, `org `+orgA+` second`, func(id string) { first.SetState("", id, "presentation-received") })
+}
+
+// acceptAfterMove creates a record of orgA with the config routing it by
+// from, moves it presentation-received with present, reloads the config
+// routing orgA by to, and reads and accepts the record.
+func acceptAfterMove(t *testing.T, config func(route string) string, from, to string, present func(id string)) {
+	t.Helper()
 	tester := newTester(t)
-	tester.InitServer(config(`org `+orgA+` first`), "caddyfile")
+	tester.InitServer(config(from), "caddyfile")
 	settle(t)
 	unloadAtEnd(t)
 	r := postJSON(t, oobPath(orgA, "indy"), keyA, indyBody)
@@ -90,9 +80,9 @@ func TestMovedOrgKeepsItsAgentsRecords(t *testing.T) {
 		t.Fatalf("create: %d %s", r.status, r.body)
 	}
 	id := r.json(t)["data"].(map[string]any)["proofRecordId"].(string)
-	first.SetState("", id, "presentation-received")
+	present(id)
 
-	tester.InitServer(config(`org `+orgA+` second`), "caddyfile") // the move
+	tester.InitServer(config(to), "caddyfile") // the move
 	settle(t)
 	if g := getRecord(t, id, keyA); g.status != http.StatusOK || g.json(t)["state"] != "presentation-received" {
 		t.Fatalf("GET after the move: %d %s", g.status, g.body)
