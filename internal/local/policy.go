@@ -42,7 +42,13 @@ func (l *Local) policyID() string {
 			p.Sources = append(p.Sources, source{Type: s.Type, Dir: s.Dir, Agent: s.Agent, URL: s.URL})
 		}
 	}
-	b, _ := json.Marshal(p) // strings, numbers and booleans only
+	b, err := json.Marshal(p) // strings, numbers and booleans only
+	if err != nil {
+		// No policy id: records are then taken at their own endpoint only
+		// (Service.madeHere), never by a site whose policy merely failed
+		// to encode the same way.
+		return ""
+	}
 	sum := sha256.Sum256(append([]byte("proofgate local policy\x00"), b...))
 	return hex.EncodeToString(sum[:16])
 }
