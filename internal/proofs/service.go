@@ -112,7 +112,7 @@ func New(storage certmagic.Storage, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Service{
+	s := &Service{
 		cfg:         cfg,
 		storage:     storage,
 		records:     records,
@@ -120,12 +120,15 @@ func New(storage certmagic.Storage, cfg Config) (*Service, error) {
 		connections: store.New(storage, "connections"),
 		keys:        newKeyring(store.New(storage, "keys"), cfg.Now, cfg.Sealer),
 		domain:      u.Host,
-	}, nil
+	}
+	s.register()
+	return s, nil
 }
 
 // Close releases the record journal, if records are kept in one; the
 // Service must not be used after.
 func (s *Service) Close() {
+	s.unregister()
 	if s.journal != nil {
 		recordlog.Release(s.journal)
 		s.journal = nil

@@ -91,6 +91,9 @@ func (s *Service) SweepTask() sweeper.Task {
 				}
 				continue
 			}
+			if !s.madeHere(doc) && s.madeElsewhere(doc) {
+				continue // another site's, by its own invitation_ttl and record_retention
+			}
 			switch {
 			case s.invitationExpired(doc, now):
 				if _, err := s.expire(ctx, name); err == nil {
