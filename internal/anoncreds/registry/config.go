@@ -3,6 +3,7 @@ package registry
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -166,8 +167,15 @@ func (c *Config) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	if d.NextArg() {
 		return d.Errf("anoncreds_registry takes no arguments, got %q", d.Val())
 	}
+	seen := map[string]bool{}
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		switch opt := d.Val(); opt {
+		opt := d.Val()
+		if (opt == "cache_ttl" || opt == "revocation_unchecked") && seen[opt] {
+			// A second would silently replace the first.
+			return d.Errf("anoncreds_registry: cannot re-declare %s", opt)
+		}
+		seen[opt] = true
+		switch opt {
 		case "files":
 			var dir string
 			if !d.AllArgs(&dir) {
@@ -183,6 +191,9 @@ func (c *Config) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				var v string
 				switch sub := d.Val(); sub {
 				case "token", "api_key":
+					if s.Token != "" || s.APIKey != "" {
+						return d.Errf("agent: one token or api_key, not two")
+					}
 					if !d.AllArgs(&v) {
 						return d.ArgErr()
 					}
@@ -211,6 +222,11 @@ func (c *Config) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				}
 				if s.Header == nil {
 					s.Header = map[string]string{}
+				}
+				for k := range s.Header {
+					if strings.EqualFold(k, name) {
+						return d.Errf("http: header %s given twice", name)
+					}
 				}
 				s.Header[name] = value
 			}

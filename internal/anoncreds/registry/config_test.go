@@ -49,6 +49,12 @@ func TestCaddyfile(t *testing.T) {
 		"anoncreds_registry {\nmirror http://x\n}":                   "unknown option",
 		"anoncreds_registry {\nagent credo http://x {\npin 1\n}\n}":  "unknown option",
 		"anoncreds_registry {\nhttp https://r/{id} {\ntoken x\n}\n}": "unknown option",
+		// An option given twice would silently replace the first.
+		"anoncreds_registry {\nrevocation_unchecked accept\nrevocation_unchecked refuse\n}": "cannot re-declare revocation_unchecked",
+		"anoncreds_registry {\ncache_ttl 5m\ncache_ttl 1h\n}":                               "cannot re-declare cache_ttl",
+		"anoncreds_registry {\nagent credo http://x {\ntoken a\ntoken b\n}\n}":              "one token or api_key",
+		"anoncreds_registry {\nagent acapy http://x {\napi_key a\ntoken b\n}\n}":            "one token or api_key",
+		"anoncreds_registry {\nhttp https://r/{id} {\nheader X-Key a\nheader x-key b\n}\n}": "header x-key given twice",
 	} {
 		var c Config
 		d := caddyfile.NewTestDispenser(bad)
