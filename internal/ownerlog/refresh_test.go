@@ -48,20 +48,9 @@ func testRefreshUnchanged(t *testing.T, root string, files certmagic.Storage) {
 	if err := writer.Append(Entry{ID: uuidN(1), OrgID: "a"}); err != nil {
 		t.Fatal(err)
 	}
-	// The directory and its files settle: their times are a minute old.
 	// An append file's size does not move with its next line (zeros are
 	// filled ahead), so finding that line below rests on the time.
-	past := time.Now().Add(-time.Minute)
-	dir := filepath.Join(root, filepath.FromSlash(testDir))
-	names, err := filepath.Glob(filepath.Join(dir, "*"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range append(names, dir) {
-		if err := os.Chtimes(name, past, past); err != nil {
-			t.Fatal(err)
-		}
-	}
+	settle(t, root)
 	storage := &countingStorage{Storage: files}
 	reader := opened(t, storage)
 	before := storage.listings()
@@ -97,17 +86,7 @@ func TestRefreshSkipsUnreadableFile(t *testing.T) {
 	}
 	writeAppendFile(t, root, time.Now(), []document{{Owners: owners}}, "")
 	writeAppendFile(t, root, time.Now(), []document{{Owners: []Entry{{ID: uuidN(1), OrgID: "a"}}}}, "")
-	past := time.Now().Add(-time.Minute)
-	dir := filepath.Join(root, filepath.FromSlash(testDir))
-	names, err := filepath.Glob(filepath.Join(dir, "*"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range append(names, dir) {
-		if err := os.Chtimes(name, past, past); err != nil {
-			t.Fatal(err)
-		}
-	}
+	settle(t, root)
 	storage := &countingStorage{Storage: files}
 	reader := opened(t, storage)
 	if _, ok := reader.Get(uuidN(1)); !ok {
@@ -124,5 +103,22 @@ func TestRefreshSkipsUnreadableFile(t *testing.T) {
 	}
 	if n := storage.listings() - before; n != 0 {
 		t.Fatalf("%d listings of a settled directory holding a skipped file", n)
+	}
+}
+
+// settle makes the log's directory under root and its files look settled:
+// their times a minute old.
+func settle(t *testing.T, root string) {
+	t.Helper()
+	past := time.Now().Add(-time.Minute)
+	dir := filepath.Join(root, filepath.FromSlash(testDir))
+	names, err := filepath.Glob(filepath.Join(dir, "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range append(names, dir) {
+		if err := os.Chtimes(name, past, past); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
