@@ -223,3 +223,27 @@ func TestParseDocumentForeignController(t *testing.T) {
 		}
 	}
 }
+
+// With a list of methods, the universal resolver is asked only about
+// DIDs of those methods: a prover naming a did:webvh (whose driver would
+// fetch a host the prover chooses, from the resolver's network) gets
+// unsupported, and the resolver hears nothing of it.
+func TestUniversalResolverMethods(t *testing.T) {
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		asked.Add(1)
+		http.NotFound(w, req)
+	}))
+	defer srv.Close()
+	r := NewResolver(Options{UniversalResolver: srv.URL, UniversalMethods: []string{"ion", "example"}})
+	ctx := context.Background()
+	if _, err := r.Resolve(ctx, "did:webvh:QmHash:attacker.example"); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "did_resolver") {
+		t.Fatalf("a method off the list: %v", err)
+	}
+	if asked.Load() != 0 {
+		t.Fatalf("the resolver was asked %d times about a method off the list", asked.Load())
+	}
+	if _, err := r.Resolve(ctx, "did:example:absent"); !errors.Is(err, ErrNotFound) || asked.Load() != 1 {
+		t.Fatalf("a listed method: %v, resolver asked %d times", err, asked.Load())
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,6 +22,11 @@ type Options struct {
 	// empty: such methods are unsupported. The operator chooses it, so it
 	// may be on a private network.
 	UniversalResolver string
+	// UniversalMethods, if set, are the only DID methods the universal
+	// resolver is asked about; any other is unsupported. Its drivers may
+	// fetch hosts the DID names (did:webvh, did:webs …) from the
+	// resolver's network, and the prover chooses the DID.
+	UniversalMethods []string
 	// AllowPrivate lets did:web reach private addresses (tests, private
 	// deployments); off, the outbound guard refuses them.
 	AllowPrivate bool
@@ -91,6 +97,9 @@ func (r *Resolver) Resolve(ctx context.Context, did string) (*Document, error) {
 	default:
 		if r.o.UniversalResolver == "" {
 			return nil, fmt.Errorf("%w: did:%s", ErrUnsupported, MethodName(did))
+		}
+		if len(r.o.UniversalMethods) > 0 && !slices.Contains(r.o.UniversalMethods, MethodName(did)) {
+			return nil, fmt.Errorf("%w: did:%s is not among did_resolver's methods", ErrUnsupported, MethodName(did))
 		}
 		return r.cache.Get(ctx, did, func(ctx context.Context) (*Document, error) { return r.resolveUniversal(ctx, did) })
 	}

@@ -46,6 +46,9 @@ func TestVerificationOptionsValidate(t *testing.T) {
 		"bad trust pattern":    {w3c.Options{TrustedIssuers: []string{"issuer.example"}}, "trusted_issuers"},
 		"bad holder binding":   {w3c.Options{HolderBinding: "sometimes"}, "holder_binding"},
 		"bad resolver":         {w3c.Options{DIDResolver: "resolver"}, "did_resolver"},
+		"resolver method name": {w3c.Options{DIDResolver: "https://r.example", DIDResolverMethods: []string{"did:ion"}}, "not a DID method name"},
+		"method resolved here": {w3c.Options{DIDResolver: "https://r.example", DIDResolverMethods: []string{"ion", "web"}}, "did:web is resolved here"},
+		"methods, no resolver": {w3c.Options{DIDResolverMethods: []string{"ion"}}, "without did_resolver"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			l := Local{PublicURL: "https://v.example", Options: tc.o}

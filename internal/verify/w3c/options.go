@@ -49,6 +49,13 @@ type Options struct {
 	// did:key, did:jwk and did:web. Unset: such issuers are unsupported.
 	DIDResolver string `json:"did_resolver,omitempty"`
 
+	// DIDResolverMethods, if set, are the only DID methods DIDResolver is
+	// asked about (Caddyfile: after its URL, `did_resolver <url> ion
+	// ebsi`); any other is unsupported. The prover chooses the DID, and a
+	// resolver's drivers may fetch the hosts it names (did:webvh, did:webs)
+	// from the resolver's network. Unset: every method.
+	DIDResolverMethods []string `json:"did_resolver_methods,omitempty"`
+
 	// RequireDomain makes the presentation's proof carry our domain. Off
 	// by default because ACA-Py (0.12 to current) never signs one; a
 	// proof whose domain differs from ours fails either way.
@@ -102,7 +109,10 @@ func (o *Options) UnmarshalDirective(d *caddyfile.Dispenser) error {
 	case "jsonld_contexts":
 		o.JSONLDContexts, err = one()
 	case "did_resolver":
-		o.DIDResolver, err = one()
+		if len(args) == 0 {
+			return d.Errf("did_resolver takes a URL, then optionally the DID methods to ask it about")
+		}
+		o.DIDResolver, o.DIDResolverMethods = args[0], append(o.DIDResolverMethods, args[1:]...)
 	case "require_domain":
 		if len(args) > 1 {
 			return d.Errf("require_domain takes at most one argument (on or off)")
@@ -188,6 +198,17 @@ func (o *Options) Validate() error {
 			return fmt.Errorf("did_resolver: %q must be an http(s) base URL without query or fragment", o.DIDResolver)
 		}
 	}
+	if len(o.DIDResolverMethods) > 0 && o.DIDResolver == "" {
+		return fmt.Errorf("did_resolver_methods: given without did_resolver")
+	}
+	for _, m := range o.DIDResolverMethods {
+		switch {
+		case !didMethodName(m):
+			return fmt.Errorf("did_resolver: %q is not a DID method name (lower-case letters and digits, as in did:<method>:…)", m)
+		case m == "key" || m == "jwk" || m == "web":
+			return fmt.Errorf("did_resolver: did:%s is resolved here, never by the resolver", m)
+		}
+	}
 	switch o.HolderBinding {
 	case "", "on", "off":
 	default:
@@ -223,3 +244,17 @@ func (o *Options) maxCredentials() int {
 
 func (o *Options) holderBinding() bool { return o.HolderBinding != "off" }
 func (o *Options) acceptUnknown() bool { return o.StatusUnknown == "accept" }
+
+// didMethodName reports whether m is a DID method name (DID Core's
+// method-name: one or more lower-case letters and digits).
+func didMethodName(m string) bool {
+	if m == "" {
+		return false
+	}
+	for i := 0; i < len(m); i++ {
+		if c := m[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}

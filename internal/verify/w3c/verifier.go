@@ -69,7 +69,7 @@ func New(o Options, env Env) (*Verifier, error) {
 	}
 	v.keys = env.Keys
 	if v.keys == nil {
-		v.keys = did.NewResolver(did.Options{UniversalResolver: o.DIDResolver, AllowPrivate: env.AllowPrivate, WebClient: env.HTTPClient})
+		v.keys = did.NewResolver(did.Options{UniversalResolver: o.DIDResolver, UniversalMethods: o.DIDResolverMethods, AllowPrivate: env.AllowPrivate, WebClient: env.HTTPClient})
 	}
 	v.ldp = &ldp.Verifier{Canon: v.canon, Keys: v.keys}
 	v.status = status.New(status.Options{AllowPrivate: env.AllowPrivate, Client: env.HTTPClient, Now: v.now}, v)
