@@ -177,7 +177,7 @@ func (d *Deliverer) Start() {
 	d.startMu.Lock()
 	defer d.startMu.Unlock()
 	if !d.started {
-		runningSenders.add(d)
+		runningSenders.Add(d.outbox.key, d)
 		d.started = true
 	}
 	d.Deliverer.Start()
@@ -191,7 +191,7 @@ func (d *Deliverer) Stop() {
 	d.Deliverer.Stop()
 	if d.started {
 		d.started = false
-		runningSenders.remove(d)
+		stopped(d)
 	}
 }
 

@@ -4,9 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"strings"
-	"sync"
 
+	"github.com/proofgate/proofgate/internal/liveset"
 	"github.com/proofgate/proofgate/internal/outbox"
 )
 
@@ -31,60 +32,24 @@ func (c Config) senderID() string {
 }
 
 // runningSenders is every started deliverer of the process, by outbox.
-var runningSenders = senderSet{byBox: map[string]map[*Deliverer]struct{}{}}
+var runningSenders = liveset.New[*Deliverer]()
 
-type senderSet struct {
-	mu    sync.Mutex
-	byBox map[string]map[*Deliverer]struct{}
-}
-
-func (s *senderSet) add(d *Deliverer) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	set := s.byBox[d.outbox.key]
-	if set == nil {
-		set = map[*Deliverer]struct{}{}
-		s.byBox[d.outbox.key] = set
-	}
-	set[d] = struct{}{}
-}
-
-// remove forgets d; when it was the last of its sender, the queue's other
+// stopped forgets d; when it was the last of its sender, the queue's other
 // deliverers scan at once for the mails it leaves.
-func (s *senderSet) remove(d *Deliverer) {
-	s.mu.Lock()
-	set := s.byBox[d.outbox.key]
-	delete(set, d)
-	if len(set) == 0 {
-		delete(s.byBox, d.outbox.key)
+func stopped(d *Deliverer) {
+	others := runningSenders.Remove(d.outbox.key, d)
+	if slices.ContainsFunc(others, func(o *Deliverer) bool { return o.sender == d.sender }) {
+		return
 	}
-	orphaned := true
-	var others []*Deliverer
-	for o := range set {
-		if o.sender == d.sender {
-			orphaned = false
-		}
-		others = append(others, o)
-	}
-	s.mu.Unlock()
-	if orphaned {
-		for _, o := range others {
-			o.ScanNow()
-		}
+	for _, o := range others {
+		o.ScanNow()
 	}
 }
 
 // running reports whether a started deliverer of outbox box sends as
 // sender.
-func (s *senderSet) running(box, sender string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for d := range s.byBox[box] {
-		if d.sender == sender {
-			return true
-		}
-	}
-	return false
+func running(box, sender string) bool {
+	return slices.ContainsFunc(runningSenders.Members(box), func(d *Deliverer) bool { return d.sender == sender })
 }
 
 // mine is the outbox's Options.Mine: a mail is this deliverer's unless
@@ -96,5 +61,5 @@ func (d *Deliverer) mine(e outbox.Entry) bool {
 	if json.Unmarshal(e.Message, &m) != nil || m.Sender == "" || m.Sender == d.sender {
 		return true // undecodable mails fail in deliver; older ones have no sender
 	}
-	return !runningSenders.running(d.outbox.key, m.Sender)
+	return !running(d.outbox.key, m.Sender)
 }
