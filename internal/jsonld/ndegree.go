@@ -132,14 +132,15 @@ func (w *nDegree) visit(n string, issued map[string]bool) bool {
 			next[m] = true
 		}
 		for _, m := range recurse {
-			// Every order recurses into m: its work, times the orders.
+			// Every order recurses into m: its work, counted once and
+			// spent again for each order.
 			before := w.left
-			sub := nDegree{quadsOf: w.quadsOf, sig: w.sig, canonical: w.canonical, left: before}
-			if !sub.visit(m, next) {
-				w.left = -1
+			if !w.visit(m, next) {
 				return false
 			}
-			if !w.spendTimes(orders, before-sub.left) {
+			used := before - w.left
+			w.left = before
+			if !w.spendTimes(orders, used) {
 				return false
 			}
 		}

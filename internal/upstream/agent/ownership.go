@@ -108,8 +108,11 @@ func (o *Ownership) Start(id string, org backend.Org, threadID string) (Remember
 		ID: id, OrgID: org.ID, Tenant: org.Tenant, Agent: o.agent, ThreadID: threadID,
 		CreatedAt: time.Now().UTC().Format(backend.TimeFormat),
 	})
+	if errors.Is(err, ownerlog.ErrTaken) {
+		return Remembering{}, ErrKnownRecord
+	}
 	if err != nil {
-		return Remembering{}, ErrKnownRecord // the log's only refusal, ownerlog.ErrTaken
+		return Remembering{}, errors.Join(backend.ErrUnavailable, err)
 	}
 	return Remembering{ticket: t}, nil
 }
