@@ -23,7 +23,7 @@ var lifecycleMetrics = struct {
 }{
 	swept: prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "caddy", Subsystem: "proofgate", Name: "sweeper_removed_total",
-		Help: "What the sweeper removed or expired: records (past record_retention), invitations_expired (past invitation_ttl), short_urls, observed_states.",
+		Help: "What the sweeper removed or expired: records (past record_retention), invitations_expired (past invitation_ttl), short_urls, observed_states, idempotency_keys.",
 	}, []string{"what"}),
 	changes: prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "caddy", Subsystem: "proofgate", Name: "state_changes_total",

@@ -63,11 +63,12 @@ type Handler struct {
 	config.Config
 
 	gw          *handlers.Gateway
-	shortPrefix string                     // URL path prefix of short URLs, "" when disabled
-	mailKey     string                     // this handler's entry in mailPool, "" without email
-	webhookKey  string                     // this handler's hold on the webhook deliverer, "" without webhooks
-	sweeper     *sweeper.Sweeper           // removes what outlived its retention; nil when nothing expires
-	didcomm     map[string]didcommReceiver // URL path → local verifier
+	shortPrefix string                 // URL path prefix of short URLs, "" when disabled
+	mailKey     string                 // this handler's entry in mailPool, "" without email
+	webhookKey  string                 // this handler's hold on the webhook deliverer, "" without webhooks
+	sweeper     *sweeper.Sweeper       // removes what outlived its retention; nil when nothing expires
+	didcomm     map[string]didcommSite // URL path → local verifier
+	backendInfo []func()               // stops exporting this config's backend_info series
 	// invitationLinks: URL path of a public URL → where long invitation
 	// URLs opened in a browser get the invitation page.
 	invitationLinks map[string]invitationLink
@@ -120,6 +121,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			}
 			r.byName[name] = b
 			r.names[b] = name
+			h.backendInfo = append(h.backendInfo, metrics.ReportBackend(name, backendType(m)))
 		}
 	}
 	if r.defaultName == "" && len(r.byName) == 1 {
@@ -135,12 +137,12 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			continue
 		}
 		if h.didcomm == nil {
-			h.didcomm = map[string]didcommReceiver{}
+			h.didcomm = map[string]didcommSite{}
 		}
 		if _, taken := h.didcomm[rcv.DIDCommPath()]; taken {
 			return fmt.Errorf("backend %s: DIDComm endpoint path %s is already served by another backend", name, rcv.DIDCommPath())
 		}
-		h.didcomm[rcv.DIDCommPath()] = rcv
+		h.didcomm[rcv.DIDCommPath()] = didcommSite{rcv, name}
 	}
 
 	var chain auth.Chain
@@ -228,7 +230,20 @@ func (h *Handler) Cleanup() error {
 		errs = append(errs, err)
 	}
 	errs = append(errs, h.cleanupChanges())
+	for _, stop := range h.backendInfo {
+		stop()
+	}
+	h.backendInfo = nil
 	return errors.Join(errs...)
+}
+
+// backendType is the type of a backend module, the last part of its
+// module ID: local, credo, acapy.
+func backendType(m any) string {
+	if mod, ok := m.(caddy.Module); ok {
+		return mod.CaddyModule().ID.Name()
+	}
+	return "other"
 }
 
 // Validate checks the configuration as a whole.
@@ -308,7 +323,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	defer func() {
 		// A bug must cost one request a 500, never the connection.
 		if rec := recover(); rec != nil {
-			handlers.WriteInternalError(sw, h.logger, fmt.Sprintf("panic: %v", rec))
+			handlers.WriteInternalError(sw, r, h.logger, fmt.Sprintf("panic: %v", rec))
 		}
 		d := time.Since(start)
 		// Closed whether or not the line is written: a change committed
@@ -355,7 +370,11 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, route route, par
 	case routeDIDComm:
 		// Wallets post their messages here; the verifier answers every
 		// method and status itself (DIDComm over HTTP is one-way: 202).
-		h.didcomm[param].ServeDIDComm(w, r)
+		site := h.didcomm[param]
+		if sw, ok := w.(*statusWriter); ok {
+			sw.note.Backend = site.name // chosen by the path, before anything is read
+		}
+		site.ServeDIDComm(w, r)
 	}
 }
 
@@ -383,6 +402,13 @@ func startOrgChecks(r *router, orgs map[string]config.OrgRoute, defaultBackend s
 type didcommReceiver interface {
 	DIDCommPath() string
 	ServeDIDComm(w http.ResponseWriter, r *http.Request)
+}
+
+// didcommSite is the backend serving a DIDComm endpoint, and its
+// configured name for the metrics and the request log.
+type didcommSite struct {
+	didcommReceiver
+	name string
 }
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens; see package

@@ -31,7 +31,7 @@ import (
 // not its own: matching the path and calling the next handler. It must not
 // allocate.
 func BenchmarkPassThrough(b *testing.B) {
-	h := &Handler{shortPrefix: "/url/", didcomm: map[string]didcommReceiver{"/didcomm": nil}}
+	h := &Handler{shortPrefix: "/url/", didcomm: map[string]didcommSite{"/didcomm": {}}}
 	next := caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { return nil })
 	r := httptest.NewRequest(http.MethodGet, "/api/v1/credentials/12345", nil)
 	w := httptest.NewRecorder()

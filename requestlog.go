@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
@@ -37,7 +36,7 @@ func (h *Handler) logRequest(r *http.Request, rt route, param string, sw *status
 	}
 	fields := make([]zap.Field, 0, 10)
 	fields = append(fields,
-		zap.String("request_id", requestID(r)),
+		zap.String("request_id", handlers.RequestID(r)),
 		zap.String("operation", rt.operation()),
 		zap.String("method", r.Method),
 		zap.Int("status", sw.status),
@@ -91,17 +90,6 @@ func (cs recordChanges) MarshalLogArray(enc zapcore.ArrayEncoder) error {
 		}
 	}
 	return nil
-}
-
-// requestID is Caddy's id of the request ({http.request.uuid}), made on
-// first use and shared with its access log.
-func requestID(r *http.Request) string {
-	repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
-	if !ok {
-		return ""
-	}
-	id, _ := repl.GetString("http.request.uuid")
-	return id
 }
 
 // RedactEmail hides the local part of an e-mail address: "***@example.com".

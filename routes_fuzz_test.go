@@ -9,7 +9,7 @@ import (
 // path it claims has its parameter as one non-empty segment that is part
 // of the path.
 func FuzzMatch(f *testing.F) {
-	h := &Handler{shortPrefix: "/url/", didcomm: map[string]didcommReceiver{"/didcomm": nil}}
+	h := &Handler{shortPrefix: "/url/", didcomm: map[string]didcommSite{"/didcomm": {}}}
 	for _, s := range []string{
 		"/orgs/o1/proofs/oob", "/orgs//proofs/oob", "/orgs/a/b/proofs/oob", "/proofs/6ba822ed-1f81-4d59-b602-3fb96d3bf272/accept-presentation",
 		"/url/JmATy-iojaQo6adP", "/url/", "/url/a/b", "/didcomm", "/didcomm/", "/", "", "/orgs/%2e%2e/proofs/oob",

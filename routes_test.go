@@ -14,7 +14,7 @@ type named struct {
 }
 
 func TestMatch(t *testing.T) {
-	h := &Handler{shortPrefix: "/v/url/", didcomm: map[string]didcommReceiver{"/v/didcomm": nil}}
+	h := &Handler{shortPrefix: "/v/url/", didcomm: map[string]didcommSite{"/v/didcomm": {}}}
 	for _, tc := range []struct {
 		path  string
 		route route

@@ -16,7 +16,7 @@ func (g *Gateway) AcceptPresentation(w http.ResponseWriter, r *http.Request, rec
 	ctx := changesContext(w, r)
 	rec, err := b.AcceptPresentation(ctx, org, recordID)
 	if err != nil {
-		writeBackendError(w, g.Logger, recordID, err)
+		writeBackendError(w, r, g.Logger, recordID, err)
 		return
 	}
 	prev := backend.StatePresentationReceived // the only state accept leaves

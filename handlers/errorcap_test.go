@@ -41,7 +41,7 @@ func TestWriteErrorCapsTheProblemList(t *testing.T) {
 func TestMailRefusalIsA400(t *testing.T) {
 	refusal := mailRefusal(errors.New("mail: label must be one line of at most 200 bytes"))
 	w := httptest.NewRecorder()
-	writeBackendError(w, zap.NewNop(), "", refusal)
+	writeBackendError(w, nil, zap.NewNop(), "", refusal)
 	if w.Code != 400 || !strings.Contains(w.Body.String(), "emailId: the invitation e-mail cannot be sent") {
 		t.Errorf("mail refusal: %d %s", w.Code, w.Body)
 	}

@@ -18,14 +18,15 @@ import (
 const statusClientClosedRequest = 499
 
 // writeBackendError maps a backend's typed error onto its HTTP status.
-// Anything untyped is an internal error: logged, never shown.
-func writeBackendError(w http.ResponseWriter, logger *zap.Logger, recordID string, err error) {
+// Anything untyped is an internal error: logged, never shown. The lines it
+// logs carry r's request id, the one of its request log line.
+func writeBackendError(w http.ResponseWriter, r *http.Request, logger *zap.Logger, recordID string, err error) {
 	var conflict *backend.ConflictError
 	var upstream *backend.UpstreamError
 	var unsupported *backend.UnsupportedError
 	switch {
 	case errors.As(err, &unsupported):
-		writeError(w, http.StatusBadRequest, []string{unsupported.Error()})
+		writeInvalid(w, unsupported.Error())
 	case errors.Is(err, backend.ErrNotFound):
 		writeError(w, http.StatusNotFound, fmt.Sprintf("proof record %s not found", recordID))
 	case errors.As(err, &conflict):
@@ -33,20 +34,20 @@ func writeBackendError(w http.ResponseWriter, logger *zap.Logger, recordID strin
 			"proof record is in state %q; a presentation can be accepted only in state %q",
 			conflict.State, backend.StatePresentationReceived))
 	case errors.As(err, &upstream):
-		logger.Warn("upstream agent answered badly", zap.Int("status", upstream.Status), zap.Error(err))
+		logger.Warn("upstream agent answered badly", zap.String("request_id", RequestID(r)), zap.Int("status", upstream.Status), zap.Error(err))
 		writeError(w, http.StatusBadGateway, upstream.Message)
 	case errors.Is(err, backend.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
-		logger.Warn("backend timed out", zap.Error(err))
+		logger.Warn("backend timed out", zap.String("request_id", RequestID(r)), zap.Error(err))
 		writeError(w, http.StatusGatewayTimeout, "the agent did not answer in time")
 	case errors.Is(err, backend.ErrUnavailable):
-		logger.Warn("backend unavailable", zap.Error(err))
+		logger.Warn("backend unavailable", zap.String("request_id", RequestID(r)), zap.Error(err))
 		writeError(w, http.StatusServiceUnavailable, "the verifier is unavailable; try again later")
 	case errors.Is(err, context.Canceled):
 		// The backends stop on the request's context, canceled when the
 		// client goes away (what it leaves behind, they log themselves).
-		logger.Debug("the client went away before the answer", zap.Error(err))
+		logger.Debug("the client went away before the answer", zap.String("request_id", RequestID(r)), zap.Error(err))
 		writeJSON(w, statusClientClosedRequest, errorBody{StatusCode: statusClientClosedRequest, Error: "Client Closed Request"})
 	default:
-		WriteInternalError(w, logger, err.Error())
+		WriteInternalError(w, r, logger, err.Error())
 	}
 }

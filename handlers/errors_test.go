@@ -34,7 +34,7 @@ func TestClientGoneIsNotAServerError(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			core, logs := observer.New(zapcore.DebugLevel)
 			w := httptest.NewRecorder()
-			writeBackendError(w, zap.New(core), "", tc.err)
+			writeBackendError(w, nil, zap.New(core), "", tc.err)
 			if w.Code != tc.status || !strings.Contains(w.Body.String(), fmt.Sprintf(`"statusCode":%d`, tc.status)) {
 				t.Fatalf("%d %s; want %d", w.Code, w.Body, tc.status)
 			}

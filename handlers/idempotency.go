@@ -26,7 +26,7 @@ func (g *Gateway) idempotent(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	}
 	key, err := idempotency.ParseKey(r.Header)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, []string{err.Error()})
+		writeInvalid(w, err.Error())
 		return
 	}
 	if key == "" {
@@ -36,7 +36,7 @@ func (g *Gateway) idempotent(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	if p.Caller == "" {
 		// Entries are kept per caller; a credential that names no one
 		// would share them with every other such credential.
-		writeError(w, http.StatusBadRequest, []string{"Idempotency-Key: the credential names no caller (a JWT needs sub, azp or client_id) to keep the key for"})
+		writeInvalid(w, "Idempotency-Key: the credential names no caller (a JWT needs sub, azp or client_id) to keep the key for")
 		return
 	}
 	fp := idempotency.Fingerprint([]byte(r.URL.RawQuery), body)
@@ -50,7 +50,7 @@ func (g *Gateway) idempotent(w http.ResponseWriter, r *http.Request, p *auth.Pri
 		writeError(w, http.StatusUnprocessableEntity, err.Error())
 		return
 	case err != nil:
-		writeBackendError(w, g.Logger, "", err)
+		writeBackendError(w, r, g.Logger, "", err)
 		return
 	case done != nil:
 		replay(w, done.Status, done.Body)

@@ -35,8 +35,7 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 		return
 	}
 	if err := validate.OrgID(orgID); err != nil {
-		metrics.ValidationFailures([]string{err.Error()})
-		writeError(w, http.StatusBadRequest, []string{err.Error()})
+		writeInvalid(w, err.Error())
 		return
 	}
 	if !principal.Authorize(orgID, g.AllowedRoles) {
@@ -49,7 +48,7 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 	}
 	requestType, n := queryParam(r.URL.RawQuery, "requestType")
 	if n > 1 {
-		writeError(w, http.StatusBadRequest, []string{"requestType: give it once"})
+		writeInvalid(w, "requestType: give it once")
 		return
 	}
 	// The request shares body's memory; body is not modified after this.
@@ -64,11 +63,11 @@ func (g *Gateway) SendOutOfBandRequest(w http.ResponseWriter, r *http.Request, o
 	}
 	held.Release()
 	if len(req.Emails) > 0 && g.Mail == nil {
-		writeError(w, http.StatusBadRequest, []string{"emailId: e-mail delivery is not configured on this gateway (add an email block)"})
+		writeInvalid(w, "emailId: e-mail delivery is not configured on this gateway (add an email block)")
 		return
 	}
 	if req.IsShortenURL && g.ShortURLs == nil {
-		writeError(w, http.StatusBadRequest, []string{"isShortenUrl: short URLs are not configured on this gateway (set public_url)"})
+		writeInvalid(w, "isShortenUrl: short URLs are not configured on this gateway (set public_url)")
 		return
 	}
 
@@ -111,7 +110,7 @@ func (g *Gateway) create(ctx context.Context, w http.ResponseWriter, r *http.Req
 	if len(req.Emails) == 0 {
 		if err := c.one(ctx, ""); err != nil {
 			c.undo(r)
-			writeBackendError(w, g.Logger, "", err)
+			writeBackendError(w, r, g.Logger, "", err)
 			return
 		}
 		c.commit()
@@ -141,7 +140,7 @@ func (g *Gateway) create(ctx context.Context, w http.ResponseWriter, r *http.Req
 				writeError(w, http.StatusGatewayTimeout, fmt.Sprintf("the request ran past its time limit (%s) after %d of %d recipients; none was kept, retry with fewer", createDeadline, i, len(req.Emails)))
 				return
 			}
-			writeBackendError(w, g.Logger, "", err)
+			writeBackendError(w, r, g.Logger, "", err)
 			return
 		}
 		d := c.done[len(c.done)-1]
@@ -205,7 +204,7 @@ func (g *Gateway) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, 
 	case errors.Is(err, bodyread.ErrTimeout):
 		writeError(w, http.StatusRequestTimeout, "the body did not arrive in time")
 	default:
-		writeError(w, http.StatusBadRequest, []string{"body: could not be read"})
+		writeInvalid(w, "body: could not be read")
 	}
 	return nil, false
 }

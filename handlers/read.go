@@ -16,12 +16,12 @@ func (g *Gateway) GetProofRecord(w http.ResponseWriter, r *http.Request, recordI
 	}
 	reader, ok := b.(backend.RecordReader)
 	if !ok {
-		writeBackendError(w, g.Logger, recordID, backend.ErrNotFound)
+		writeBackendError(w, r, g.Logger, recordID, backend.ErrNotFound)
 		return
 	}
 	rec, err := reader.GetProofRecord(r.Context(), org, recordID)
 	if err != nil {
-		writeBackendError(w, g.Logger, recordID, err)
+		writeBackendError(w, r, g.Logger, recordID, err)
 		return
 	}
 	g.observe(r.Context(), b, rec)

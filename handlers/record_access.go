@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/proofgate/proofgate/internal/backend"
-	"github.com/proofgate/proofgate/internal/metrics"
 	"github.com/proofgate/proofgate/internal/validate"
 )
 
@@ -20,14 +19,13 @@ func (g *Gateway) recordAccess(w http.ResponseWriter, r *http.Request, recordID 
 		return nil, backend.Org{}, false
 	}
 	if err := validate.ProofRecordID(recordID); err != nil {
-		metrics.ValidationFailures([]string{err.Error()})
-		writeError(w, http.StatusBadRequest, []string{err.Error()})
+		writeInvalid(w, err.Error())
 		return nil, backend.Org{}, false
 	}
 	b, owner, err := g.findRecord(r.Context(), principal, recordID)
 	orgID := owner.ID
 	if err != nil {
-		writeBackendError(w, g.Logger, recordID, err)
+		writeBackendError(w, r, g.Logger, recordID, err)
 		return nil, backend.Org{}, false
 	}
 	g.noteBackend(w, b, orgID)

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/google/uuid"
 	"go.uber.org/zap"
 
 	"github.com/proofgate/proofgate/internal/jsonenc"
@@ -170,6 +169,15 @@ func writeError(w http.ResponseWriter, status int, message any) {
 	writeJSON(w, status, errorBody{StatusCode: status, Error: http.StatusText(status), Message: message})
 }
 
+// writeInvalid answers 400 with problems, each "field: problem", and
+// counts them in validation_failures_total by field: every 400 about a
+// part of the request goes through here, or counts its problems itself
+// before writeProblems (the validator's, held in its buffers).
+func writeInvalid(w http.ResponseWriter, problems ...string) {
+	metrics.ValidationFailures(problems)
+	writeError(w, http.StatusBadRequest, problems)
+}
+
 // writeProblems writes a 400-style body listing problems: writeError for
 // a list, without boxing the list in an interface.
 func writeProblems(w http.ResponseWriter, status int, problems []string) {
@@ -227,11 +235,12 @@ func writeForbidden(w http.ResponseWriter) {
 	writeBody(w, http.StatusForbidden, forbiddenBody)
 }
 
-// WriteInternalError logs err under a fresh request id and answers 500 with
-// that id and nothing else, so operators can find the cause and clients
-// learn nothing of the internals.
-func WriteInternalError(w http.ResponseWriter, logger *zap.Logger, err any) {
-	id := uuid.NewString()
+// WriteInternalError logs err under r's request id and answers 500 with
+// that id and nothing else, so operators can find the cause (and the
+// request's log line, which carries the same id) and clients learn nothing
+// of the internals.
+func WriteInternalError(w http.ResponseWriter, r *http.Request, logger *zap.Logger, err any) {
+	id := RequestID(r)
 	logger.Error("internal error", zap.String("request_id", id), zap.Any("error", err))
 	writeJSON(w, http.StatusInternalServerError, errorBody{
 		StatusCode: http.StatusInternalServerError,

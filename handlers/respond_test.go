@@ -32,7 +32,7 @@ func TestWriteBackendError(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%d %v", tc.status, tc.err), func(t *testing.T) {
 			w := httptest.NewRecorder()
-			writeBackendError(w, zap.NewNop(), "r1", tc.err)
+			writeBackendError(w, nil, zap.NewNop(), "r1", tc.err)
 			body := w.Body.String()
 			if w.Code != tc.status || !strings.Contains(body, tc.body) {
 				t.Fatalf("%d %s; want %d containing %s", w.Code, body, tc.status, tc.body)

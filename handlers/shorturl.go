@@ -34,7 +34,7 @@ func (g *Gateway) ResolveShortURL(w http.ResponseWriter, r *http.Request, id str
 		return
 	}
 	if err != nil {
-		writeBackendError(w, g.Logger, "", err)
+		writeBackendError(w, r, g.Logger, "", err)
 		return
 	}
 	switch {

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"regexp"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proofgate/proofgate/internal/testenv/wallet"
 	"github.com/proofgate/proofgate/internal/upstream/openapitest"
 )
 
@@ -110,6 +112,10 @@ func TestAgentSeriesAcrossReload(t *testing.T) {
 	}
 	calls := `caddy_proofgate_agent_call_duration_seconds_count{` + label(kept.URL) + `,call="POST /didcomm/proofs/create-request-oob",outcome="2xx"}`
 	before := metricValue(t, calls)
+	info := func(name string) string { return `caddy_proofgate_backend_info{backend="` + name + `",type="credo"}` }
+	if metricValue(t, info("credo0")) != 1 || metricValue(t, info("credo1")) != 1 {
+		t.Errorf("backend_info of credo0 and credo1 not exported:\n%s", scrape(t))
+	}
 
 	tester.InitServer(config(kept.URL), "caddyfile") // the reload
 	settle(t)
@@ -117,7 +123,87 @@ func TestAgentSeriesAcrossReload(t *testing.T) {
 	if strings.Contains(metrics, label(removed.URL)) {
 		t.Errorf("series of the removed agent %s still exported after the reload", removed.URL)
 	}
+	if strings.Contains(metrics, `backend="credo1",type=`) || metricValue(t, info("credo0")) != 1 {
+		t.Errorf("after the reload, want backend_info of credo0 alone:\n%s", metrics)
+	}
 	if after := metricValue(t, calls); after != before || before == 0 {
 		t.Errorf("%s: %v before the reload, %v after; want the count kept", calls, before, after)
+	}
+}
+
+// TestDIDCommCountedUnderItsBackend: a presentation the local backend
+// takes over DIDComm (202) is counted under that backend's configured name
+// (its endpoint chose it), not as answered before a backend (none).
+func TestDIDCommCountedUnderItsBackend(t *testing.T) {
+	tester := newTester(t)
+	tester.InitServer(globalOptions(t.TempDir())+`
+`+base+` {
+	proofgate {
+		backend verifier local {
+			public_url `+base+`
+			allow_private_endpoints
+		}
+		auth {
+			api_key `+keyA+` org `+orgA+`
+		}
+	}
+}
+`, "caddyfile")
+	settle(t)
+	unloadAtEnd(t)
+
+	served := `caddy_proofgate_requests_total{backend="verifier",class="2xx",code="202",operation="didcomm"}`
+	none := `caddy_proofgate_requests_total{backend="none",class="2xx",code="202",operation="didcomm"}`
+	beforeServed, beforeNone := metricValue(t, served), metricValue(t, none)
+
+	r := postJSON(t, oobPath(orgA, "presentationExchange"), keyA, strings.Replace(peBody, `"isShortenUrl":true`, `"isShortenUrl":false`, 1))
+	if r.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	data := r.json(t)["data"].(map[string]any)
+	w := wallet.NewT(t, wallet.Options{})
+	inv := w.ReadInvitation(data["invitationUrl"].(string))
+	h := w.Holder()
+	cred, err := h.Issue(context.Background(), wallet.CredentialOptions{Subject: map[string]any{"license": "B"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vp, err := h.SignedVP(context.Background(), inv, wallet.PresentationOptions{}, wallet.Submitted{DescriptorID: "citizenship", Credential: cred})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := w.Present(inv, vp, false)
+	if d := do(t, http.MethodPost, "/didcomm", string(env), "Content-Type: application/didcomm-envelope-enc"); d.status != http.StatusAccepted {
+		t.Fatalf("presentation: %d %s", d.status, d.body)
+	}
+	if gs, gn := metricValue(t, served)-beforeServed, metricValue(t, none)-beforeNone; gs != 1 {
+		t.Errorf("%s grew by %v (and %s by %v), want the presentation counted under its backend", served, gs, none, gn)
+	}
+}
+
+// TestEveryFieldProblemCounted: every 400 naming a field counts in
+// validation_failures_total, also those answered outside the validator
+// (the query's requestType given twice, a body that cannot be read, an
+// emailId without an email block, an Idempotency-Key).
+func TestEveryFieldProblemCounted(t *testing.T) {
+	startCaddy(t, "")
+	cases := []struct {
+		field, path, body string
+		headers           []string
+	}{
+		{"requestType", "/orgs/" + orgA + "/proofs/oob?requestType=indy&requestType=indy", indyBody, nil},
+		{"emailId", oobPath(orgA, "indy"), strings.Replace(indyBody, "{", `{"emailId":["a@example.com"],`, 1), nil},
+		{"Idempotency-Key", oobPath(orgA, "indy"), indyBody, []string{"Idempotency-Key: "}},
+	}
+	for _, tc := range cases {
+		series := `caddy_proofgate_validation_failures_total{field="` + tc.field + `"}`
+		before := metricValue(t, series)
+		r := do(t, http.MethodPost, tc.path, tc.body, append([]string{"Content-Type: application/json", "X-API-Key: " + keyA}, tc.headers...)...)
+		if r.status != http.StatusBadRequest || !strings.Contains(string(r.body), tc.field) {
+			t.Fatalf("%s: %d %s", tc.field, r.status, r.body)
+		}
+		if got := metricValue(t, series) - before; got != 1 {
+			t.Errorf("%s grew by %v after a 400 about %s, want 1", series, got, tc.field)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
@@ -70,7 +71,40 @@ func TestPanicBecomes500(t *testing.T) {
 		if strings.Contains(string(r.body), "bug in backend") {
 			t.Fatalf("500 leaks internals: %s", r.body)
 		}
+		// The id a client quotes finds both the cause and the request's
+		// line (org, operation, backend): Caddy's request id, as its
+		// access log has it.
+		id, _ := m["requestId"].(string)
+		for _, msg := range []string{`"internal error"`, `"handled request"`} {
+			if !logHas(msg, `"request_id":"`+id+`"`) {
+				t.Errorf("no %s line with the 500's request id %s in:\n%s", msg, id, testLogLines())
+			}
+		}
 	}
+}
+
+// logHas reports whether a line of the current test's log holds every
+// one of parts, waiting a little for lines written after the answer.
+func logHas(parts ...string) bool {
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		for line := range strings.Lines(testLogLines()) {
+			if containsAll(line, parts) {
+				return true
+			}
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}
+
+func containsAll(s string, parts []string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
 }
 
 func TestLoadRefusedWithoutAuth(t *testing.T) {

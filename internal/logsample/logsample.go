@@ -41,9 +41,13 @@ func (s *Sampler) Keep(now time.Time) bool {
 	n := s.count.Add(1)
 	t := now.UnixNano()
 	tick := t - t%s.interval
-	if old := s.tick.Load(); old != tick {
+	if old := s.tick.Load(); tick > old {
 		// The first line of a new interval starts its count; of two
-		// lines racing to do so, one wins and the other counts on.
+		// lines racing to do so, one wins and the other counts on. A
+		// line that read the clock before the interval began (its
+		// request lost the core to one that read it after) counts in
+		// the current one, as zap's does: restarting for it would keep
+		// the first lines of the interval again.
 		if s.tick.CompareAndSwap(old, tick) {
 			s.count.Store(1)
 			n = 1

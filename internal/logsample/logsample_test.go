@@ -1,6 +1,7 @@
 package logsample
 
 import (
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -90,5 +91,28 @@ func BenchmarkKeep(b *testing.B) {
 	now := time.Now()
 	for b.Loop() {
 		s.Keep(now)
+	}
+}
+
+// TestLateLineCountsInTheCurrentInterval: a line whose clock reading is
+// from just before the interval being counted (its request read the clock,
+// then lost the core to one that read it after the boundary and logged
+// first) counts in the current interval, as zap's sampler counts it; it
+// used to restart the count, keeping the first lines again each time.
+func TestLateLineCountsInTheCurrentInterval(t *testing.T) {
+	s := New(time.Second, 2, 0)
+	t1 := time.Unix(1000, 0)
+	late := t1.Add(-time.Nanosecond)
+	var kept []int
+	for i, at := range []time.Time{t1, t1, late, t1, t1, late, t1} {
+		if s.Keep(at) {
+			kept = append(kept, i)
+		}
+	}
+	if !slices.Equal(kept, []int{0, 1}) {
+		t.Errorf("kept lines %v of 7 around one boundary (first 2, thereafter 0), want [0 1]", kept)
+	}
+	if !s.Keep(t1.Add(time.Second)) {
+		t.Error("the first line of the next interval was dropped")
 	}
 }

@@ -6,17 +6,18 @@ import (
 )
 
 // validationFields are the field labels of validation_failures_total: the
-// body fields of 4.1 and what else a problem can be about.
+// body fields of 4.1 and what else a 400 can be about (the query, the
+// body as a whole, the path's ids, the Idempotency-Key header).
 var validationFields = [...]string{
 	"goalCode", "protocolVersion", "comment", "proofFormats", "presentationDefinition",
 	"autoAcceptProof", "label", "parentThreadId", "isShortenUrl", "emailId", "reuseConnection",
-	"requestType", "body", "orgId", "proofRecordId",
+	"requestType", "body", "orgId", "proofRecordId", "Idempotency-Key",
 }
 
 // validationFailures counts validation_failures_total by index in
 // validationFields, "other" last.
 var validationFailures = newLabeledCounts("validation_failures_total",
-	"Problems found in request bodies of send_oob, by top-level field (one count per problem; unknown fields are counted as other).",
+	"Problems answered with 400: in send_oob's body and query, in the org and record ids of every operation, in the Idempotency-Key header; by top-level field (one count per problem; unknown fields are counted as other).",
 	"field", append(validationFields[:len(validationFields):len(validationFields)], "other"))
 
 // ValidationFailures counts the problems of a rejected request, each as
@@ -99,6 +100,8 @@ func validationFieldOf(field string) int {
 		return 13
 	case "proofRecordId":
 		return 14
+	case "Idempotency-Key":
+		return 15
 	}
 	return len(validationFields)
 }

@@ -87,7 +87,7 @@ func Register(reg *prometheus.Registry) error {
 func collectors() []prometheus.Collector {
 	return []prometheus.Collector{
 		requestCollector{}, agentCalls, jwksFetches, validationFailures, authFailures,
-		outboxDeliveries, didcommMessages, verifications, mailAttempts, outboxes, owners, journals,
+		outboxDeliveries, didcommMessages, verifications, mailAttempts, outboxes, owners, journals, backendInfo,
 	}
 }
 
