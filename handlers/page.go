@@ -2,14 +2,17 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
 	"html/template"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/proofgate/proofgate/internal/qr"
+	"github.com/proofgate/proofgate/internal/ttlcache"
 )
 
 // The invitation page: what a person sees when a browser opens an
@@ -67,11 +70,6 @@ type pageData struct {
 // writeInvitationPage answers with the page of an invitation: its label
 // and comment, a QR code of url, and links that open it in a wallet.
 func writeInvitationPage(w http.ResponseWriter, r *http.Request, url, longURL string, invitation []byte, info invitationInfo) {
-	q, err := qr.Encode(url)
-	if err != nil {
-		// Longer than any QR code holds: the links still work.
-		q = nil
-	}
 	d := pageData{
 		Title:      "Proof request",
 		Label:      info.Label,
@@ -83,12 +81,41 @@ func writeInvitationPage(w http.ResponseWriter, r *http.Request, url, longURL st
 	if info.Label != "" {
 		d.Title = "Proof request from " + info.Label
 	}
-	if q != nil {
-		modules := len(q.Bitmap())
-		scale := max(2, min(qrScale, qrMaxWidth/modules))
-		d.QR = template.HTML(qr.SVG(q, scale, "QR code of the invitation link"))
-	}
+	d.QR = qrSVG(r.Context(), url)
 	writePage(w, r, http.StatusOK, d)
+}
+
+// qrSVGs keeps the QR codes of the invitation pages shown lately. Drawing
+// the code of a long URL costs some 15 ms of CPU (the library lays the
+// symbol out under each of eight masks to pick one), and anyone holding
+// an invitation link (a poster, a leaked link) can ask for its page again
+// and again: each URL is drawn once in a while, the concurrent askers of
+// one wait for the same drawing. Its keys are the URLs of invitations a
+// verifier holds (a page is shown for no other), its entries small (a
+// version-40 code is some 60 KB of SVG), its size bounded both ways.
+var qrSVGs = ttlcache.New[template.HTML](256, 10*time.Minute, 0).
+	WithBudget(8<<20, func(h template.HTML) int64 { return int64(len(h)) })
+
+// qrSVG is the QR code of url as inline SVG, "" when url is longer than
+// any QR code holds (the page's links still work) or the caller gave up.
+func qrSVG(ctx context.Context, url string) template.HTML {
+	svg, err := qrSVGs.Get(ctx, url, func(context.Context) (template.HTML, error) {
+		return drawQR(url), nil
+	})
+	if err != nil {
+		return ""
+	}
+	return svg
+}
+
+// drawQR draws the QR code of url, "" (remembered too) when it is longer
+// than any QR code holds; tests count its calls.
+var drawQR = func(url string) template.HTML {
+	q, err := qr.Encode(url)
+	if err != nil {
+		return ""
+	}
+	return template.HTML(qr.SVG(q, qrScale, qrMaxWidth, "QR code of the invitation link"))
 }
 
 // writeProblemPage answers with a page that explains why there is no

@@ -126,7 +126,7 @@ func qrPNG(url string) ([]byte, int) {
 	if err != nil {
 		return nil, 0
 	}
-	modules := len(q.Bitmap()) // with the quiet zone
+	modules := qr.Modules(q) // with the quiet zone; not drawn twice
 	scale := (qrMinSize + modules - 1) / modules
 	png, err := q.PNG(-scale)
 	if err != nil {

@@ -26,14 +26,29 @@ func Encode(text string) (*qrcode.QRCode, error) {
 	return nil, err
 }
 
-// SVG draws q as an inline SVG element, the quiet zone included, with
-// scale pixels per module as its intrinsic size: one path of unit squares,
-// black on white, crisp at any zoom. It has no script, no style attribute
-// and no external reference, so it needs nothing from a page's
+// Modules is how many modules wide q is drawn, its quiet zone included:
+// what len(q.Bitmap()) would say, without drawing it. Drawing is most of
+// a code's cost (the library lays out the symbol under each of the eight
+// masks and scores them, again at every call), so it is done once, by
+// whatever renders the code.
+func Modules(q *qrcode.QRCode) int {
+	n := 17 + 4*q.VersionNumber
+	if !q.DisableBorder {
+		n += 2 * 4 // the library's quiet zone: 4 modules a side
+	}
+	return n
+}
+
+// SVG draws q as an inline SVG element, the quiet zone included, at the
+// most pixels per module up to maxScale (and at least 2) that keep it
+// within maxWidth as its intrinsic size: one path of unit squares, black
+// on white, crisp at any zoom. It has no script, no style attribute and
+// no external reference, so it needs nothing from a page's
 // Content-Security-Policy.
-func SVG(q *qrcode.QRCode, scale int, title string) string {
+func SVG(q *qrcode.QRCode, maxScale, maxWidth int, title string) string {
 	bitmap := q.Bitmap() // [y][x], quiet zone included
 	n := len(bitmap)
+	scale := max(2, min(maxScale, maxWidth/n))
 	var d strings.Builder
 	for y, row := range bitmap {
 		for x := 0; x < n; {

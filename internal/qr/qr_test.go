@@ -22,7 +22,10 @@ func TestSVGDecodes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		svg := SVG(q, 4, `QR code of "the" <invitation>`)
+		if Modules(q) != len(q.Bitmap()) {
+			t.Fatalf("Modules %d, the bitmap %d wide", Modules(q), len(q.Bitmap()))
+		}
+		svg := SVG(q, 4, 1<<20, `QR code of "the" <invitation>`)
 		if !strings.HasPrefix(svg, "<svg ") || strings.Contains(svg, "<script") || strings.Contains(svg, "style=") ||
 			!strings.Contains(svg, `aria-label="QR code of &quot;the&quot; &lt;invitation&gt;"`) {
 			t.Fatalf("svg: %.300s", svg)
@@ -69,4 +72,18 @@ func rasterize(t *testing.T, svg string, n, scale int) image.Image {
 		}
 	}
 	return img
+}
+
+// TestModulesIsTheBitmapsWidth: Modules says how wide a code is drawn
+// without drawing it, for every version a URL reaches.
+func TestModulesIsTheBitmapsWidth(t *testing.T) {
+	for n := 1; n < 2900; n += 97 {
+		q, err := Encode(strings.Repeat("a", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := Modules(q), len(q.Bitmap()); got != want {
+			t.Errorf("%d bytes, version %d: Modules %d, the bitmap %d wide", n, q.VersionNumber, got, want)
+		}
+	}
 }
