@@ -81,11 +81,8 @@ func ShortURLID(c cipher.Block, recordID uuid.UUID) string {
 // RecordIDForShortURL is the inverse of ShortURLID; ok is false for
 // anything ShortURLID cannot have made.
 func RecordIDForShortURL(c cipher.Block, id string) (uuid.UUID, bool) {
-	var b [16]byte
-	if len(id) != ShortURLIDLen {
-		return uuid.UUID{}, false
-	}
-	if n, err := base64.RawURLEncoding.Strict().Decode(b[:], []byte(id)); err != nil || n != len(b) {
+	b, ok := decodeShortURLID(id)
+	if !ok {
 		return uuid.UUID{}, false
 	}
 	var u uuid.UUID
@@ -94,6 +91,17 @@ func RecordIDForShortURL(c cipher.Block, id string) (uuid.UUID, bool) {
 		return uuid.UUID{}, false
 	}
 	return u, true
+}
+
+// decodeShortURLID reads a short-URL id as the 16 bytes it encodes: its
+// length and alphabet are checked (canonical base64url, no padding) before
+// any key is looked for, so an id no short URL can have costs nothing.
+func decodeShortURLID(id string) (b [16]byte, ok bool) {
+	if len(id) != ShortURLIDLen {
+		return b, false
+	}
+	n, err := base64.RawURLEncoding.Strict().Decode(b[:], []byte(id))
+	return b, err == nil && n == len(b)
 }
 
 // RecordIDForKey returns the record id of a record that has its own fresh

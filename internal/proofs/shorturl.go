@@ -62,12 +62,12 @@ func (s *Service) shortURLCipher(ctx context.Context, create bool) (cipher.Block
 
 // ResolveShortURL returns the invitation, long URL and record state behind
 // a short-URL id Create made (ShortURLID): backend.ErrNotFound for an id of another
-// length (without reading storage), one that does not decrypt to a
+// length or alphabet (without reading storage), one that does not decrypt to a
 // record id, an unknown record, a record made without a short URL, and a
 // short URL past its expiry. The state is the one the invitation's page
 // shows (pageState): abandoned once the invitation expired.
 func (s *Service) ResolveShortURL(ctx context.Context, id string) (backend.ShortURL, error) {
-	if len(id) != ShortURLIDLen {
+	if _, ok := decodeShortURLID(id); !ok {
 		return backend.ShortURL{}, backend.ErrNotFound
 	}
 	c, err := s.shortURLCipher(ctx, false)

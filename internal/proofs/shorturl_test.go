@@ -20,8 +20,8 @@ import (
 // the record and answers its id; the id resolves to the record's
 // invitation and long URL until the expiry, and not from then on; a
 // record made without one has none; no secret is made by looking, and
-// another instance on the storage shares it; ids of another length are
-// refused without reading storage.
+// another instance on the storage shares it; ids of another length or
+// alphabet are refused without reading storage.
 func TestShortURLInRecord(t *testing.T) {
 	ctx := context.Background()
 	storage := &storagetest.CountingLoads{Storage: fileStorage(t)}
@@ -39,6 +39,17 @@ func TestShortURLInRecord(t *testing.T) {
 	}
 	if _, err := s.keys.existing(ctx, shortURLKeyOwner); !errors.Is(err, backend.ErrNotFound) {
 		t.Fatalf("resolving made the secret: %v", err)
+	}
+	// Ids of the right length outside base64url are refused without
+	// reading storage, even while no secret is known to look for.
+	loads := storage.Loads()
+	for _, id := range []string{"!!!!!!!!!!!!!!!!!!!!!!", "hevnfwccQeqdhjv3A9PAD=", "hevnfwccQeqdhjv3A9PAD/", "hevnfwccQeqdhjv3A9PADB"} {
+		if _, err := s.ResolveShortURL(ctx, id); !errors.Is(err, backend.ErrNotFound) {
+			t.Errorf("ResolveShortURL(%q): %v, want ErrNotFound", id, err)
+		}
+	}
+	if n := storage.Loads() - loads; n != 0 {
+		t.Errorf("ids outside the alphabet read storage %d times", n)
 	}
 
 	req := indyRequest()
@@ -104,7 +115,7 @@ func TestShortURLInRecord(t *testing.T) {
 	if _, err := s.ResolveShortURL(ctx, ShortURLID(c, uuid.New())); !errors.Is(err, backend.ErrNotFound) {
 		t.Fatalf("an unknown record: %v", err)
 	}
-	loads := storage.Loads()
+	loads = storage.Loads()
 	for _, id := range []string{"", "AAAAAAAAAAAAAAAA", res.ShortURLID + "A", res.ShortURLID[:21]} {
 		if _, err := s.ResolveShortURL(ctx, id); !errors.Is(err, backend.ErrNotFound) {
 			t.Errorf("ResolveShortURL(%q): %v, want ErrNotFound", id, err)
