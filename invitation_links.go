@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/proofgate/proofgate/handlers"
@@ -21,8 +22,23 @@ const opInvitationPage = "invitation_page"
 // the agent, a file_server, a respond), so only GET and HEAD requests with
 // an oob parameter are taken; the rest passes through.
 type invitationLink struct {
-	base   string                    // the public URL, without query
-	states handlers.InvitationStater // the local verifiers that vouch for its invitations
+	// bases are the public URLs (without query) served at this path, one
+	// per host, in the order of the verifiers that advertise them.
+	bases []string
+	// states are the local verifiers that vouch for its invitations:
+	// every one whose public URL has this path, each asked in turn.
+	states anyLocal
+}
+
+// base is the public URL a page at this path shows its long URL under:
+// the one of the request's host, else the first.
+func (l invitationLink) base(host string) string {
+	for _, b := range l.bases {
+		if u, err := url.Parse(b); err == nil && strings.EqualFold(u.Host, host) {
+			return b
+		}
+	}
+	return l.bases[0]
 }
 
 // provisionInvitationLinks takes the public URLs of the local verifiers
@@ -31,10 +47,12 @@ type invitationLink struct {
 // byte: anyone can put a label, a comment and a service of their own into
 // an ?oob= link, and the page would show them on the verifier's origin,
 // under its name. So a path with no local verifier behind it takes no
-// links (they pass through), and the handler's public_url is vouched for
-// by every local verifier, each asked in turn.
+// links (they pass through), a path is vouched for by every local
+// verifier whose public URL has it (two on different hosts may share a
+// path), and the handler's public_url by every local verifier, each asked
+// in turn.
 func (h *Handler) provisionInvitationLinks(backends []backend.Backend, publicURL string) {
-	add := func(raw string, states handlers.InvitationStater) {
+	add := func(raw string, states ...handlers.InvitationStater) {
 		u, err := url.Parse(raw)
 		if err != nil || u.Host == "" {
 			return
@@ -50,13 +68,19 @@ func (h *Handler) provisionInvitationLinks(backends []backend.Backend, publicURL
 			paths = []string{trimmed, trimmed + "/"}
 		}
 		for _, p := range paths {
-			if _, ok := h.invitationLinks[p]; ok {
-				continue // the first local verifier on a path keeps it
-			}
 			if h.invitationLinks == nil {
 				h.invitationLinks = map[string]invitationLink{}
 			}
-			h.invitationLinks[p] = invitationLink{base: u.String(), states: states}
+			link := h.invitationLinks[p]
+			if !slices.Contains(link.bases, u.String()) {
+				link.bases = append(link.bases, u.String())
+			}
+			for _, st := range states {
+				if !slices.Contains(link.states, st) {
+					link.states = append(link.states, st)
+				}
+			}
+			h.invitationLinks[p] = link
 		}
 	}
 	var all anyLocal
@@ -71,7 +95,7 @@ func (h *Handler) provisionInvitationLinks(backends []backend.Backend, publicURL
 		}
 	}
 	if publicURL != "" && len(all) > 0 {
-		add(publicURL, all)
+		add(publicURL, all...)
 	}
 }
 

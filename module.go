@@ -142,6 +142,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		if _, taken := h.didcomm[rcv.DIDCommPath()]; taken {
 			return fmt.Errorf("backend %s: DIDComm endpoint path %s is already served by another backend", name, rcv.DIDCommPath())
 		}
+		if underAPI(rcv.DIDCommPath()) {
+			return fmt.Errorf("backend %s: DIDComm endpoint path %s is under /orgs/ or /proofs/, where proofgate's API routes are: wallets' messages would never reach it (choose a public_url or didcomm_endpoint outside them)", name, rcv.DIDCommPath())
+		}
 		h.didcomm[rcv.DIDCommPath()] = didcommSite{rcv, name}
 	}
 
@@ -191,10 +194,18 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 
 	publicURL := h.PublicURL
 	if publicURL == "" {
+		// The first local verifier's (the default, then by name), and
+		// the operator told when others differ: short URLs are served
+		// under this one alone.
 		for _, b := range r.all {
-			if p, ok := b.(interface{ InvitationBaseURL() string }); ok && p.InvitationBaseURL() != "" {
+			p, ok := b.(interface{ InvitationBaseURL() string })
+			switch {
+			case !ok || p.InvitationBaseURL() == "":
+			case publicURL == "":
 				publicURL = p.InvitationBaseURL()
-				break
+			case p.InvitationBaseURL() != publicURL:
+				h.logger.Warn("local backends have different public URLs and the handler has no public_url: short URLs are made and served under the first",
+					zap.String("public_url", publicURL), zap.String("backend", r.Name(b)), zap.String("its_public_url", p.InvitationBaseURL()))
 			}
 		}
 	}
@@ -206,6 +217,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		base := strings.TrimSuffix(u.Scheme+"://"+u.Host+u.Path, "/")
 		h.gw.ShortURLBase = base + "/url/"
 		h.shortPrefix = strings.TrimSuffix(u.Path, "/") + "/url/"
+		if underAPI(h.shortPrefix) {
+			return fmt.Errorf("public_url: short URLs would be served under %s, inside /orgs/ or /proofs/, where proofgate's API routes are, and never reached (choose a public_url outside them)", h.shortPrefix)
+		}
 		h.gw.ShortURLs = shorturl.New(store.New(ctx.Storage(), "shorturls"), time.Duration(h.ShortURLTTL))
 	}
 	h.provisionInvitationLinks(r.all, publicURL)
@@ -366,7 +380,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, route route, par
 		h.gw.ResolveShortURL(w, r, param)
 	case routeInvitationPage:
 		link := h.invitationLinks[param]
-		h.gw.ServeInvitationLink(w, r, link.base, link.states)
+		h.gw.ServeInvitationLink(w, r, link.base(r.Host), link.states)
 	case routeDIDComm:
 		// Wallets post their messages here; the verifier answers every
 		// method and status itself (DIDComm over HTTP is one-way: 202).

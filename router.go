@@ -53,9 +53,12 @@ func (r *router) index() {
 	if b, ok := r.byName[r.defaultName]; ok {
 		r.all = append(r.all, b)
 	}
-	for name, b := range r.byName {
+	// The rest by name: the order decides which local verifier's public
+	// URL a handler without its own takes for short URLs, and it must not
+	// change from one load of a config to the next.
+	for _, name := range slices.Sorted(maps.Keys(r.byName)) {
 		if name != r.defaultName {
-			r.all = append(r.all, b)
+			r.all = append(r.all, r.byName[name])
 		}
 	}
 	// Wallets are counted by agent, not by backend block: two blocks may

@@ -65,6 +65,13 @@ func (h *Handler) match(path string) (route, string) {
 	return routeNone, ""
 }
 
+// underAPI reports whether path is one match gives to the API routes
+// before any other: a DIDComm endpoint or short-URL prefix there would
+// never be reached.
+func underAPI(path string) bool {
+	return strings.HasPrefix(path, "/orgs/") || strings.HasPrefix(path, "/proofs/")
+}
+
 func segment(s string) bool {
 	return s != "" && !strings.Contains(s, "/")
 }
