@@ -49,9 +49,11 @@ func (h *Handler) provisionChanges(ctx caddy.Context, storage certmagic.Storage,
 			h.logger.Info("webhook disabled: its url is empty", zap.Int("webhook", i))
 			continue
 		}
-		secret.WarnLiteral(h.logger, "webhook secret of "+c.URL, c.Secret)
+		// Named by position, not by url: a receiver's url may carry a
+		// token in its path or query.
+		secret.WarnLiteral(h.logger, fmt.Sprintf("secret of webhook %d", i), c.Secret)
 		if c.Secret, err = repl.ReplaceOrErr(c.Secret, true, true); err != nil {
-			return fmt.Errorf("webhook %s: secret: %v", c.URL, err)
+			return fmt.Errorf("webhook %d: secret: %v", i, err)
 		}
 		cfgs = append(cfgs, c)
 	}
