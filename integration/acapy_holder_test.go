@@ -15,8 +15,9 @@ import (
 // indy request with self-attested attributes (send-presentation; ACA-Py's
 // auto-respond cannot self-attest), proofgate's accept acks it and the
 // holder's record ends done; in present-proof 2.0 and 1.0, with
-// reuseConnection true and false. A holder's problem report abandons the
-// request.
+// reuseConnection true and false, each with a goalCode (ACA-Py refuses an
+// invitation whose goal_code has no goal). A holder's problem report
+// abandons the request.
 func TestLocalVerifierWithACAPyHolder(t *testing.T) {
 	holder := acapyenv.Shared(t, acapyenv.ExtraArgs(acapyenv.HolderArgs...))
 	t.Logf("started: holder %s (ACA-Py %s)", holder.AdminURL, holder.Version)
@@ -40,7 +41,7 @@ func TestLocalVerifierWithACAPyHolder(t *testing.T) {
 	create := func(t *testing.T, version string, reuse bool) (id, thid string, inv json.RawMessage) {
 		t.Helper()
 		body := `{"isShortenUrl":false,"protocolVersion":"` + version + `","reuseConnection":` + map[bool]string{true: "true", false: "false"}[reuse] + `,
-			"comment":"who are you","proofFormats":{"indy":{"name":"self-attested","version":"1.0",
+			"comment":"who are you","goalCode":"aries.vc.verify","proofFormats":{"indy":{"name":"self-attested","version":"1.0",
 			"requested_attributes":{"given":{"name":"givenName"},"city":{"name":"city"}}}}}`
 		r := postJSON(t, oobPath(orgA, "indy"), keyA, body)
 		if r.status != http.StatusCreated {

@@ -183,6 +183,7 @@ func BuildInvitation(p InvitationParams) ([]byte, error) {
 		ID:       p.ID,
 		Label:    p.Label,
 		GoalCode: p.GoalCode,
+		Goal:     p.GoalCode, // the interface names a goal by its code alone
 		Accept:   Accept,
 		Requests: []Attachment{{
 			ID:       AttachIDRequest,

@@ -12,7 +12,7 @@ import (
 // attached request (a json.RawMessage) one byte at a time, a sixth of a
 // create's CPU. Keep it in step with Invitation and what it holds.
 func appendInvitation(b []byte, inv *Invitation) ([]byte, error) {
-	n := 512 + len(inv.Label) + len(inv.GoalCode)
+	n := 512 + len(inv.Label) + len(inv.GoalCode) + len(inv.Goal)
 	for _, a := range inv.Requests {
 		n += 64 + len(a.Data.Base64) + len(a.Data.JSON)
 	}
@@ -28,6 +28,10 @@ func appendInvitation(b []byte, inv *Invitation) ([]byte, error) {
 	if inv.GoalCode != "" {
 		b = append(b, `,"goal_code":`...)
 		b = jsonenc.AppendString(b, inv.GoalCode, false)
+	}
+	if inv.Goal != "" {
+		b = append(b, `,"goal":`...)
+		b = jsonenc.AppendString(b, inv.Goal, false)
 	}
 	b = append(b, `,"accept":`...)
 	b = appendStrings(b, inv.Accept)

@@ -19,7 +19,7 @@ func TestAppendInvitation(t *testing.T) {
 	thid.Thread = &Thread{ThID: "t"}
 	request := json.RawMessage(`{"@type":"https://didcomm.org/present-proof/2.0/request-presentation","request_presentations~attach":[{"data":{"base64":"eyJuYW1lIjoiYWdlIn0="}}],"comment":"<&>"}`)
 	built := func(label, goal, pthid string) Invitation {
-		inv := Invitation{Type: TypeInvitation, ID: "3fa85f64", Label: label, GoalCode: goal, Accept: Accept,
+		inv := Invitation{Type: TypeInvitation, ID: "3fa85f64", Label: label, GoalCode: goal, Goal: goal, Accept: Accept,
 			Requests: []Attachment{{ID: AttachIDRequest, MimeType: "application/json", Data: AttachData{JSON: request}}},
 			Services: []InlineService{{ID: "#inline-0", Type: ServiceTypeDIDComm, RecipientKeys: []string{"did:key:z6Mk"}, RoutingKeys: []string{}, ServiceEndpoint: "https://v.example/didcomm?a=1&b=2"}}}
 		if pthid != "" {

@@ -106,10 +106,15 @@ type RequestPresentationV1 struct {
 // Invitation is an RFC 0434 1.1 out-of-band invitation. It has no
 // handshake_protocols: the request is connectionless.
 type Invitation struct {
-	Type     string          `json:"@type"`
-	ID       string          `json:"@id"`
-	Label    string          `json:"label,omitempty"`
-	GoalCode string          `json:"goal_code,omitempty"`
+	Type     string `json:"@type"`
+	ID       string `json:"@id"`
+	Label    string `json:"label,omitempty"`
+	GoalCode string `json:"goal_code,omitempty"`
+	// Goal is the goal's text, beside its code (RFC 0434: both
+	// optional). ACA-Py refuses an invitation with a goal_code and no
+	// goal ("Model cannot have goal_code without goal"), so one is never
+	// sent without the other.
+	Goal     string          `json:"goal,omitempty"`
 	Accept   []string        `json:"accept"`
 	Requests []Attachment    `json:"requests~attach"`
 	Services []InlineService `json:"services"`

@@ -188,8 +188,9 @@ func TestCreate(t *testing.T) {
 				if _, has := inv["handshake_protocols"]; has {
 					t.Fatal("connectionless invitation has handshake_protocols")
 				}
-				if g, _ := inv["goal_code"].(string); g != tt.req.GoalCode {
-					t.Fatalf("invitation goal_code %v, want %q", inv["goal_code"], tt.req.GoalCode)
+				// ACA-Py takes no goal_code without a goal.
+				if g, _ := inv["goal_code"].(string); g != tt.req.GoalCode || inv["goal"] != inv["goal_code"] {
+					t.Fatalf("invitation goal_code %v, goal %v, want both %q", inv["goal_code"], inv["goal"], tt.req.GoalCode)
 				}
 				if acc, _ := json.Marshal(inv["accept"]); string(acc) != `["didcomm/aip1","didcomm/aip2;env=rfc19"]` {
 					t.Fatalf("accept %s", acc)
