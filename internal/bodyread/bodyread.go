@@ -2,7 +2,9 @@
 // needs: a size cap, a deadline (so a sender that stalls mid-body lets go
 // of its connection and buffer), and, for routes anyone may call, a
 // process-wide budget of bytes being buffered, so that many stalled senders
-// cannot together hold memory in proportion to their number.
+// cannot together hold memory in proportion to their number. The budget is
+// charged as bytes arrive, not by what a sender announces: one that sends
+// nothing holds none of it.
 package bodyread
 
 import (
@@ -32,7 +34,7 @@ var (
 	ErrRead = errors.New("body could not be read")
 )
 
-// Budget bounds the bytes all holders buffer at once.
+// Budget bounds the bytes all bodies being read buffer at once.
 type Budget struct {
 	sem *semaphore.Weighted
 }
@@ -47,8 +49,12 @@ type Limits struct {
 	// Timeout bounds the time to read the body (DefaultTimeout when 0),
 	// counted from when the request was taken (Started).
 	Timeout time.Duration
-	// Budget, when set, must have room for the body (its Content-Length,
-	// or Max when unknown) before a byte is read; otherwise ErrBusy at once.
+	// Budget, when set, is charged for the buffer the body is read into
+	// while it is read, and given back when Read returns. The buffer
+	// grows as bytes arrive (see readCharged): a sender that announces
+	// Max and sends nothing holds none of the budget, and one that sent
+	// n bytes holds at most 2n or firstChunk. A body whose buffer must
+	// grow when the budget has no room for it is refused with ErrBusy.
 	Budget *Budget
 }
 
@@ -82,16 +88,6 @@ func read(w http.ResponseWriter, r *http.Request, l Limits) ([]byte, error) {
 	if r.ContentLength > l.Max {
 		return nil, ErrTooLarge
 	}
-	if l.Budget != nil {
-		n := r.ContentLength
-		if n < 0 {
-			n = l.Max
-		}
-		if !l.Budget.sem.TryAcquire(n) {
-			return nil, ErrBusy
-		}
-		defer l.Budget.sem.Release(n)
-	}
 	timeout := l.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -100,9 +96,9 @@ func read(w http.ResponseWriter, r *http.Request, l Limits) ([]byte, error) {
 	var body []byte
 	var err error
 	if idle, ok := r.Body.(*caddyhttp.IdleTimeoutReader); ok && r.ProtoMajor == 1 {
-		body, err = readCapped(w, r, idle, l.Max, deadline)
+		body, err = readCapped(w, r, idle, l, deadline)
 	} else {
-		body, err = readControlled(w, r, l.Max, deadline)
+		body, err = readControlled(w, r, l, deadline)
 	}
 	if err != nil {
 		return nil, readError(err, deadline)
@@ -117,36 +113,38 @@ func read(w http.ResponseWriter, r *http.Request, l Limits) ([]byte, error) {
 
 // readCapped reads the body under Caddy's idle reader, whose read deadlines
 // are capped by deadline while it reads.
-func readCapped(w http.ResponseWriter, r *http.Request, idle *caddyhttp.IdleTimeoutReader, max int64, deadline time.Time) ([]byte, error) {
+func readCapped(w http.ResponseWriter, r *http.Request, idle *caddyhttp.IdleTimeoutReader, l Limits, deadline time.Time) ([]byte, error) {
 	// Caddy's idle reader sets a read deadline before every read and
 	// clears it when the body ends; capping its hard deadline makes each
 	// of those our deadline at the latest, without two more deadline
 	// changes on the connection (see capIdleReader).
 	prev := capIdleReader(idle, deadline)
 	defer func() { idle.Deadline.HardDeadline = prev }()
-	return readAll(w, r, max)
+	return readAll(w, r, l)
 }
 
 // readControlled reads the body with deadline set through
 // http.NewResponseController and lifted after, or, where the connection
 // does not take one (HTTP/2 streams on some servers), with a timer that
 // closes the body at the deadline.
-func readControlled(w http.ResponseWriter, r *http.Request, max int64, deadline time.Time) ([]byte, error) {
+func readControlled(w http.ResponseWriter, r *http.Request, l Limits, deadline time.Time) ([]byte, error) {
 	rc := http.NewResponseController(w)
 	if err := rc.SetReadDeadline(deadline); err != nil {
 		t := time.AfterFunc(time.Until(deadline), func() { r.Body.Close() })
 		defer t.Stop()
-		return readAll(w, r, max)
+		return readAll(w, r, l)
 	}
 	// The connection serves further requests: lift the deadline.
 	defer rc.SetReadDeadline(time.Time{}) //nolint:errcheck // best effort
-	return readAll(w, r, max)
+	return readAll(w, r, l)
 }
 
 // readError is Read's error for a failed read of the body.
 func readError(err error, deadline time.Time) error {
 	var tooLarge *http.MaxBytesError
 	switch {
+	case err == ErrBusy || err == ErrTooLarge: // readCharged's own
+		return err
 	case errors.As(err, &tooLarge):
 		return ErrTooLarge
 	case !time.Now().Before(deadline):
@@ -162,11 +160,16 @@ func readError(err error, deadline time.Time) error {
 // announces much and sends little holds little memory.
 const exactSize = 8 << 10
 
-// readAll reads r's body, at most max bytes (r.ContentLength is known not
-// to exceed it). A small body of known length is read into one buffer of
-// that size; anything else, and a body longer than announced, goes through
-// http.MaxBytesReader as io.ReadAll would read it.
-func readAll(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
+// readAll reads r's body, at most l.Max bytes (r.ContentLength is known
+// not to exceed it), under l.Budget if any (readCharged). A small body of
+// known length is read into one buffer of that size; anything else, and a
+// body longer than announced, goes through http.MaxBytesReader as
+// io.ReadAll would read it.
+func readAll(w http.ResponseWriter, r *http.Request, l Limits) ([]byte, error) {
+	if l.Budget != nil {
+		return readCharged(r, l.Max, l.Budget)
+	}
+	max := l.Max
 	n := r.ContentLength
 	if n <= 0 || n > exactSize {
 		return io.ReadAll(http.MaxBytesReader(w, r.Body, max))
@@ -204,6 +207,124 @@ func readAll(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) 
 		if err != nil {
 			return nil, err
 		}
+	}
+}
+
+// firstChunk is the buffer a body read under a budget starts with (its
+// announced length when smaller), allocated before the first byte and
+// charged when that byte arrives: the most of the budget one byte takes.
+const firstChunk = 512
+
+// readCharged reads r's body, at most max bytes (r.ContentLength is known
+// not to exceed it), into a buffer charged to budget as bytes arrive. The
+// buffer starts at firstChunk; each time it is full it doubles, up to the
+// announced length (past it only if more comes, up to max), its new size
+// reserved before it is made. So a sender holds at most twice what it
+// sent, or firstChunk, and one that sends nothing holds nothing; the
+// budget bounds what all buffers with bytes in them hold (a first chunk
+// still empty weighs less than the server's own state for its request),
+// and a buffer it has no room for is ErrBusy. Reads ask for no more than
+// max bytes in all, so no http.MaxBytesReader is needed; a byte past max
+// is ErrTooLarge.
+func readCharged(r *http.Request, max int64, budget *Budget) ([]byte, error) {
+	c := charge{budget: budget}
+	defer c.release()
+	end := max // what the buffer grows to, unless more comes
+	if r.ContentLength > 0 {
+		end = r.ContentLength
+	}
+	buf := make([]byte, 0, min(end, firstChunk))
+	for {
+		if len(buf) == cap(buf) && int64(len(buf)) == end {
+			// All that was announced (or max) is in: see whether the body
+			// ends here before growing the buffer for more.
+			b, err := readByte(r.Body)
+			switch {
+			case err == io.EOF:
+				return buf, nil
+			case err != nil:
+				return nil, err
+			case end == max:
+				return nil, ErrTooLarge
+			}
+			end = max // longer than announced, as io.ReadAll would read it
+			if buf = c.grow(buf, end); buf == nil {
+				return nil, ErrBusy
+			}
+			buf = append(buf, b)
+		}
+		if len(buf) == cap(buf) {
+			if buf = c.grow(buf, end); buf == nil {
+				return nil, ErrBusy
+			}
+		}
+		m, err := r.Body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		// The first bytes charge the first chunk; later ones are in a
+		// buffer charged when it grew.
+		if m > 0 && !c.cover(int64(cap(buf))) {
+			return nil, ErrBusy
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// readByte reads the next byte of body.
+func readByte(body io.Reader) (byte, error) {
+	var p [1]byte
+	for {
+		n, err := body.Read(p[:])
+		if n > 0 {
+			return p[0], nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+}
+
+// charge is what one body being read holds of a Budget: the size of its
+// buffer once bytes are in it.
+type charge struct {
+	budget *Budget
+	held   int64
+}
+
+// cover makes the charge n bytes, if it is less and the budget has room
+// for the difference.
+func (c *charge) cover(n int64) bool {
+	if n <= c.held {
+		return true
+	}
+	if !c.budget.sem.TryAcquire(n - c.held) {
+		return false
+	}
+	c.held = n
+	return true
+}
+
+// grow returns buf's contents in a buffer twice its size, at most end,
+// charged before it is made; nil when the budget has no room for it.
+func (c *charge) grow(buf []byte, end int64) []byte {
+	next := min(2*int64(cap(buf)), end)
+	if !c.cover(next) {
+		return nil
+	}
+	grown := make([]byte, len(buf), next)
+	copy(grown, buf)
+	return grown
+}
+
+// release gives the charge back to the budget.
+func (c *charge) release() {
+	if c.held > 0 {
+		c.budget.sem.Release(c.held)
+		c.held = 0
 	}
 }
 

@@ -41,10 +41,12 @@ func status(t *testing.T, c net.Conn) int {
 	return resp.StatusCode
 }
 
-func serve(t *testing.T, l Limits, started chan<- struct{}) *httptest.Server {
+// serve serves Read with l. When read is set, the handler tells it once
+// it has read after bytes of a body (0: when it first reads).
+func serve(t *testing.T, l Limits, read chan<- struct{}, after int) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if started != nil {
-			r.Body = &signalBody{ReadCloser: r.Body, started: started}
+		if read != nil {
+			r.Body = &signalBody{ReadCloser: r.Body, read: read, after: after}
 		}
 		_, err := Read(w, r, l)
 		switch {
@@ -64,48 +66,81 @@ func serve(t *testing.T, l Limits, started chan<- struct{}) *httptest.Server {
 	return srv
 }
 
-// signalBody tells when the handler first reads the body: the budget was
-// taken by then.
+// signalBody tells once the handler has read after bytes of the body (0:
+// when it first reads). Past firstChunk, the budget was charged for them
+// by then: a buffer grows before the read that fills it.
 type signalBody struct {
 	io.ReadCloser
-	started chan<- struct{}
-	once    bool
+	read  chan<- struct{}
+	after int
+	got   int
+	told  bool
 }
 
 func (b *signalBody) Read(p []byte) (int, error) {
-	if !b.once {
-		b.once = true
-		b.started <- struct{}{}
+	if !b.told && b.after == 0 {
+		b.told = true
+		b.read <- struct{}{}
 	}
-	return b.ReadCloser.Read(p)
+	n, err := b.ReadCloser.Read(p)
+	b.got += n
+	if !b.told && b.got >= b.after {
+		b.told = true
+		b.read <- struct{}{}
+	}
+	return n, err
 }
 
 func TestStalledBodyTimesOut(t *testing.T) {
-	srv := serve(t, Limits{Max: 1 << 20, Timeout: 200 * time.Millisecond}, nil)
+	srv := serve(t, Limits{Max: 1 << 20, Timeout: 200 * time.Millisecond}, nil, 0)
 	c := stall(t, srv.Listener.Addr().String(), 1<<20, 1000)
 	if s := status(t, c); s != http.StatusRequestTimeout {
 		t.Fatalf("stalled body: %d, want 408", s)
 	}
 }
 
-func TestBudgetRefusesPastTheBound(t *testing.T) {
-	started := make(chan struct{}, 8)
-	srv := serve(t, Limits{Max: 1 << 20, Timeout: 5 * time.Second, Budget: NewBudget(2 << 20)}, started)
+// TestBudgetIdleSendersHoldNothing: the budget is charged as bytes
+// arrive, not by the announced length. Senders that announce Max and send
+// nothing, more than the budget could hold at that size, are all read
+// (none refused), and a complete body meanwhile is read too. (Charged by
+// the announcement, sixteen such requests held the DIDComm endpoint's
+// whole budget for the body timeout at about 2 KB per 15 s.)
+func TestBudgetIdleSendersHoldNothing(t *testing.T) {
+	const idle = 3
+	started := make(chan struct{}, idle)
+	srv := serve(t, Limits{Max: 1 << 20, Timeout: 5 * time.Second, Budget: NewBudget(2 << 20)}, started, 0)
 	addr := srv.Listener.Addr().String()
-	held := []net.Conn{stall(t, addr, 1<<20, 100), stall(t, addr, 1<<20, 100)}
+	for i := range idle {
+		c := stall(t, addr, 1<<20, 0)
+		select {
+		case <-started:
+		case <-time.After(3 * time.Second):
+			t.Fatalf("idle sender %d was not read (answered %d): an announced length took the budget", i, status(t, c))
+		}
+	}
+	if s := status(t, stall(t, addr, 2, 2)); s != http.StatusOK {
+		t.Fatalf("complete body beside %d idle senders: %d, want 200", idle, s)
+	}
+}
+
+// TestBudgetRefusesPastTheBound: senders that sent enough for their
+// buffers to hold the whole budget get later bodies refused at once
+// (503), small ones too; when one goes, its share returns.
+func TestBudgetRefusesPastTheBound(t *testing.T) {
+	read := make(chan struct{}, 8)
+	// 600 KiB of a 1 MiB body is in a buffer grown to the announced 1 MiB.
+	srv := serve(t, Limits{Max: 1 << 20, Timeout: 5 * time.Second, Budget: NewBudget(2 << 20)}, read, 600<<10)
+	addr := srv.Listener.Addr().String()
+	held := []net.Conn{stall(t, addr, 1<<20, 600<<10), stall(t, addr, 1<<20, 600<<10)}
 	for range held {
-		<-started
+		<-read
 	}
-	// The budget holds two full-size bodies: a third sender is refused at
-	// once, and so is one that announces no length (it could send Max).
 	if s := status(t, stall(t, addr, 1<<20, 100)); s != http.StatusServiceUnavailable {
-		t.Fatalf("third stalled body: %d, want 503", s)
+		t.Fatalf("third sender while the budget is spent: %d, want 503", s)
 	}
-	// Small bodies still fit? No: the two stalled ones took it all.
 	if s := status(t, stall(t, addr, 10, 10)); s != http.StatusServiceUnavailable {
 		t.Fatalf("small body while the budget is spent: %d, want 503", s)
 	}
-	// When a stalled sender goes, its share returns.
 	held[0].Close()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -121,8 +156,108 @@ func TestBudgetRefusesPastTheBound(t *testing.T) {
 	}
 }
 
+// meteredBody is a body of size bytes, sent at most chunk at a time, that
+// checks at every read that the body holds no more of budget (of total
+// bytes, used by this body only) than its buffer needs for what it sent:
+// nothing before the first byte, then firstChunk or twice what it sent.
+type meteredBody struct {
+	t      *testing.T
+	budget *Budget
+	total  int64
+	size   int
+	chunk  int
+	sent   int
+}
+
+func (b *meteredBody) Read(p []byte) (int, error) {
+	bound := int64(0)
+	if b.sent > 0 {
+		bound = max(firstChunk, 2*int64(b.sent))
+	}
+	if free := b.total - bound; free > 0 {
+		if !b.budget.sem.TryAcquire(free) {
+			b.t.Fatalf("after %d bytes sent the body holds more than %d of the budget", b.sent, bound)
+		}
+		b.budget.sem.Release(free)
+	}
+	if b.sent == b.size {
+		return 0, io.EOF
+	}
+	n := min(len(p), b.chunk, b.size-b.sent)
+	b.sent += n
+	return n, nil
+}
+
+func (b *meteredBody) Close() error { return nil }
+
+// TestBudgetChargesWhatArrived: at every read, the body holds no more of
+// the budget than its buffer needs for the bytes that arrived, whatever
+// it announced; all of it is back after.
+func TestBudgetChargesWhatArrived(t *testing.T) {
+	const total = 4 << 20
+	for _, tc := range []struct {
+		name      string
+		announced int64
+		size      int
+		chunk     int
+	}{
+		{"announced, in chunks", 1 << 20, 1 << 20, 1000},
+		{"announced, stops short", 1 << 20, 3000, 1000},
+		{"announced, a byte at a time", 3000, 3000, 1},
+		{"unknown length", -1, 100 << 10, 4096},
+		{"longer than announced", 1000, 5000, 700},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			budget := NewBudget(total)
+			body := &meteredBody{t: t, budget: budget, total: total, size: tc.size, chunk: tc.chunk}
+			r := httptest.NewRequest(http.MethodPost, "/", body)
+			r.ContentLength = tc.announced
+			got, err := Read(httptest.NewRecorder(), r, Limits{Max: 1 << 20, Budget: budget})
+			if err != nil || len(got) != tc.size {
+				t.Fatalf("%d bytes, %v; want %d", len(got), err, tc.size)
+			}
+			if !budget.sem.TryAcquire(total) {
+				t.Fatal("the budget was not given back")
+			}
+		})
+	}
+}
+
+// TestBudgetRefusesAGrowth: a body whose buffer must grow when the budget
+// has no room for it is refused (ErrBusy), at its first byte or mid-body,
+// and gives back what it held.
+func TestBudgetRefusesAGrowth(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		budget    int64
+		announced int64
+		size      int
+		err       error
+	}{
+		{"fits", 1000, 600, 600, nil},
+		{"fits at the announced length", 600, 600, 600, nil},
+		{"a small body takes its length", 10, 10, 10, nil},
+		{"no room for the first chunk", 100, 1 << 20, 1, ErrBusy},
+		{"no room to grow", 1000, -1, 600, ErrBusy},
+		{"no room to grow past the announced length", 600, 600, 601, ErrBusy},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			budget := NewBudget(tc.budget)
+			r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(strings.Repeat("x", tc.size)))
+			r.ContentLength = tc.announced
+			got, err := Read(httptest.NewRecorder(), r, Limits{Max: 1 << 20, Budget: budget})
+			if !errors.Is(err, tc.err) || (err == nil && len(got) != tc.size) {
+				t.Fatalf("%d bytes, %v; want %d, %v", len(got), err, tc.size, tc.err)
+			}
+			if !budget.sem.TryAcquire(tc.budget) {
+				t.Fatal("the budget was not given back")
+			}
+		})
+	}
+}
+
 func TestTooLarge(t *testing.T) {
-	srv := serve(t, Limits{Max: 10}, nil)
+	srv := serve(t, Limits{Max: 10}, nil, 0)
 	if s := status(t, stall(t, srv.Listener.Addr().String(), 11, 11)); s != http.StatusRequestEntityTooLarge {
 		t.Fatalf("%d, want 413", s)
 	}
@@ -130,7 +265,8 @@ func TestTooLarge(t *testing.T) {
 
 // TestReadAnnouncedLength: a small body of known length is read into one
 // buffer of that size; a body shorter or longer than announced reads as
-// io.ReadAll through http.MaxBytesReader would read it.
+// io.ReadAll through http.MaxBytesReader would read it; and so under a
+// budget.
 func TestReadAnnouncedLength(t *testing.T) {
 	const max = 64
 	for _, tc := range []struct {
@@ -152,15 +288,17 @@ func TestReadAnnouncedLength(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, chunked := range []bool{false, true} {
-				var body io.Reader = strings.NewReader(tc.body)
-				if chunked {
-					body = iotest.OneByteReader(body)
-				}
-				r := httptest.NewRequest(http.MethodPost, "/", io.NopCloser(body))
-				r.ContentLength = tc.announced
-				got, err := Read(httptest.NewRecorder(), r, Limits{Max: max})
-				if !errors.Is(err, tc.err) || string(got) != tc.want {
-					t.Fatalf("chunked %v: %q, %v; want %q, %v", chunked, got, err, tc.want, tc.err)
+				for _, budget := range []*Budget{nil, NewBudget(1 << 20)} {
+					var body io.Reader = strings.NewReader(tc.body)
+					if chunked {
+						body = iotest.OneByteReader(body)
+					}
+					r := httptest.NewRequest(http.MethodPost, "/", io.NopCloser(body))
+					r.ContentLength = tc.announced
+					got, err := Read(httptest.NewRecorder(), r, Limits{Max: max, Budget: budget})
+					if !errors.Is(err, tc.err) || string(got) != tc.want {
+						t.Fatalf("chunked %v, budget %v: %q, %v; want %q, %v", chunked, budget != nil, got, err, tc.want, tc.err)
+					}
 				}
 			}
 		})
@@ -181,10 +319,12 @@ func (b *failingBody) Read(p []byte) (int, error) {
 
 func TestReadAnnouncedLengthFails(t *testing.T) {
 	for _, data := range []string{"", "hel", "hello"} {
-		r := httptest.NewRequest(http.MethodPost, "/", io.NopCloser(&failingBody{data: data}))
-		r.ContentLength = 5
-		if _, err := Read(httptest.NewRecorder(), r, Limits{Max: 64}); !errors.Is(err, ErrRead) {
-			t.Errorf("%q: %v, want ErrRead", data, err)
+		for _, budget := range []*Budget{nil, NewBudget(1 << 20)} {
+			r := httptest.NewRequest(http.MethodPost, "/", io.NopCloser(&failingBody{data: data}))
+			r.ContentLength = 5
+			if _, err := Read(httptest.NewRecorder(), r, Limits{Max: 64, Budget: budget}); !errors.Is(err, ErrRead) {
+				t.Errorf("%q, budget %v: %v, want ErrRead", data, budget != nil, err)
+			}
 		}
 	}
 }
