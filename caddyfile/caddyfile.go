@@ -210,8 +210,14 @@ func parseRequestLog(d *caddyfile.Dispenser) (*config.RequestLog, error) {
 				return nil, d.ArgErr()
 			}
 			rl.Sampling = new(config.LogSampling)
+			seen := map[string]bool{}
 			for inner := d.Nesting(); d.NextBlock(inner); {
 				opt := d.Val()
+				if seen[opt] {
+					// A second would silently replace the first.
+					return nil, d.Errf("request_log sampling: cannot re-declare %s", opt)
+				}
+				seen[opt] = true
 				v, err := singleArg(d)
 				if err != nil {
 					return nil, err

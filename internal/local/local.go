@@ -21,6 +21,7 @@ import (
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/bodyread"
 	"github.com/proofgate/proofgate/internal/proofs"
+	"github.com/proofgate/proofgate/internal/redact"
 	"github.com/proofgate/proofgate/internal/verify/w3c"
 )
 
@@ -242,24 +243,27 @@ func (l *Local) check() error {
 
 // checkURL requires an absolute URL with one of schemes, a host, and no
 // credentials or fragment (which would not survive into a wallet's request).
+// Its errors name the URL redacted: it may have come from {env.*}.
 func checkURL(raw string, schemes ...string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("%q is not a URL: %v", raw, err)
+		// url.Parse's error quotes the whole string.
+		return fmt.Errorf("not a URL")
 	}
+	name := redact.URL(u)
 	ok := false
 	for _, s := range schemes {
 		ok = ok || u.Scheme == s
 	}
 	switch {
 	case !ok:
-		return fmt.Errorf("%q: scheme must be %s", raw, strings.Join(schemes, " or "))
+		return fmt.Errorf("%q: scheme must be %s", name, strings.Join(schemes, " or "))
 	case u.Host == "" || u.Hostname() == "":
-		return fmt.Errorf("%q has no host", raw)
+		return fmt.Errorf("%q has no host", name)
 	case u.User != nil:
-		return fmt.Errorf("%q must not contain credentials", raw)
+		return fmt.Errorf("%q must not contain credentials", name)
 	case u.Fragment != "" || strings.Contains(raw, "#"):
-		return fmt.Errorf("%q must not have a fragment", raw)
+		return fmt.Errorf("%q must not have a fragment", name)
 	}
 	return nil
 }

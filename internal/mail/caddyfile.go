@@ -56,6 +56,11 @@ func (c *Config) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if err != nil {
 				return d.Errf("email: %s: %q is not a duration", opt, v)
 			}
+			if dur <= 0 {
+				// As for numbers: 0 written here would be taken as the
+				// default silently.
+				return d.Errf("email: %s: %q is not a positive duration (leave the option out for the default)", opt, v)
+			}
 			*dst = caddy.Duration(dur)
 			return nil
 		}

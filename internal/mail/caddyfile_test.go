@@ -44,8 +44,14 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		"email {\n workers many\n}":        `workers: "many" is not a number`,
 		"email {\n workers 0\n}":           `workers: 0 is not a positive number`,
 		"email {\n max_attempts -1\n}":     `max_attempts: -1 is not a positive number`,
-		"email {\n sender a@b.c\n}":        `unrecognized option "sender"`,
-		"email {\n subject {\n  x\n }\n}":  "subject takes no block",
+		// In JSON 0 is the option left out: written here, it would have
+		// meant the default silently.
+		"email {\n retry_backoff 0\n}":    `retry_backoff: "0" is not a positive duration`,
+		"email {\n timeout 0s\n}":         `timeout: "0s" is not a positive duration`,
+		"email {\n retention 0\n}":        `retention: "0" is not a positive duration`,
+		"email {\n timeout -5s\n}":        `timeout: "-5s" is not a positive duration`,
+		"email {\n sender a@b.c\n}":       `unrecognized option "sender"`,
+		"email {\n subject {\n  x\n }\n}": "subject takes no block",
 	} {
 		var c Config
 		err := c.UnmarshalCaddyfile(caddyfile.NewTestDispenser(in))

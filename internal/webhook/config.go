@@ -13,6 +13,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/proofgate/proofgate/internal/redact"
 )
 
 // Defaults of a webhook's options.
@@ -50,16 +51,25 @@ type Config struct {
 	AllowPrivate bool `json:"allow_private,omitempty"`
 }
 
-// Validate checks the block; errors name the option. Secret placeholders
-// are checked once resolved (Provision).
+// Validate checks the block; errors name the option, and the webhook by
+// its URL redacted (it is resolved by then, and may have come from
+// {env.*} to keep it out of sight). Secret placeholders are checked once
+// resolved (Provision).
 func (c *Config) Validate() error {
 	var errs []error
+	prefix := "webhook: "
+	if name := shownURL(c.URL); name != "" {
+		prefix = "webhook " + name + ": "
+	}
 	add := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("webhook %s: "+format, append([]any{c.URL}, args...)...))
+		// The prefix is no format: a URL may hold %.
+		errs = append(errs, fmt.Errorf("%s"+format, append([]any{prefix}, args...)...))
 	}
 	if len(c.URL) > maxURL {
 		add("url: longer than %d bytes", maxURL)
-	} else if u, err := url.Parse(c.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	} else if u, err := url.Parse(c.URL); err != nil {
+		add("url: not a valid URL")
+	} else if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		add("url: must be an absolute http(s) URL")
 	} else if u.User != nil {
 		add("url: must not contain credentials")
@@ -78,6 +88,19 @@ func (c *Config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// shownURL is how errors and logs name a webhook URL: its userinfo
+// masked whole (url.Redacted keeps the user name, which can be a token by
+// itself), and so is an opaque part ("user:password@host", the scheme
+// forgotten, parses as scheme "user" and opaque "password@host"). "" if
+// it does not parse: url.Parse's error would quote it whole.
+func shownURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return redact.URL(u)
 }
 
 // UnmarshalCaddyfile reads one webhook block, the dispenser positioned at

@@ -100,11 +100,11 @@ func New(cfgs []Config, deliverer *outbox.Deliverer, logger *zap.Logger, confirm
 			return nil, err
 		}
 		if _, dup := d.endpoints[c.URL]; dup {
-			return nil, fmt.Errorf("webhook %s: configured twice", c.URL)
+			return nil, fmt.Errorf("webhook %s: configured twice", shownURL(c.URL))
 		}
 		key, err := ParseSecret(c.Secret)
 		if err != nil {
-			return nil, fmt.Errorf("webhook %s: secret: %v", c.URL, err)
+			return nil, fmt.Errorf("webhook %s: secret: %v", shownURL(c.URL), err)
 		}
 		timeout := time.Duration(c.Timeout)
 		if timeout == 0 {

@@ -1,8 +1,11 @@
 package registry
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -69,9 +72,19 @@ func (c *Config) Validate() error {
 				err = fmt.Errorf("files needs a directory")
 			}
 		case "agent":
-			_, err = NewAgent(s.Agent, s.URL, nil, nil)
+			if holdsPlaceholder(s.URL) {
+				// The URL is checked once resolved (Build); the agent
+				// type now.
+				_, err = NewAgent(s.Agent, "http://127.0.0.1", nil, nil)
+			} else if _, err = NewAgent(s.Agent, s.URL, nil, nil); err == nil {
+				err = checkNoCredentials(s.URL)
+			}
 		case "http":
-			_, err = NewHTTP(s.URL, nil, nil)
+			if !holdsPlaceholder(s.URL) {
+				if _, err = NewHTTP(s.URL, nil, nil); err == nil {
+					err = checkNoCredentials(s.URL)
+				}
+			}
 		default:
 			err = fmt.Errorf("type %q: files, agent or http expected", s.Type)
 		}
@@ -130,14 +143,24 @@ func (c *Config) Build(repl *caddy.Replacer) (*Registry, error) {
 			}
 			if u := resolve("url", s.URL); err == nil {
 				src, err = NewAgent(s.Agent, u, h, nil)
+				if err = resolvedURLError(s.URL, u, "an absolute http(s) URL without query", err); err == nil {
+					err = checkNoCredentials(u)
+				}
 			}
 		case "http":
 			h := http.Header{}
 			for k, v := range s.Header {
 				h.Set(k, resolve("header "+k, v))
 			}
+			var u string
 			if err == nil {
-				src, err = NewHTTP(s.URL, h, nil)
+				u, err = resolveTemplate(repl, s.URL)
+			}
+			if err == nil {
+				src, err = NewHTTP(u, h, nil)
+				if err = resolvedURLError(s.URL, u, "an absolute http(s) URL template with {id}", err); err == nil {
+					err = checkNoCredentials(u)
+				}
 			}
 		}
 		if err != nil {
@@ -146,6 +169,65 @@ func (c *Config) Build(repl *caddy.Replacer) (*Registry, error) {
 		sources = append(sources, src)
 	}
 	return New(time.Duration(c.CacheTTL), sources...), nil
+}
+
+// templateVar is a variable of an http source's URL template, filled in
+// for each lookup: not a placeholder to resolve at load.
+var templateVar = regexp.MustCompile(`\{(id|kind)\}`)
+
+// holdsPlaceholder tells whether a source URL holds a placeholder (other
+// than {id} and {kind}): such a URL can only be checked once resolved.
+func holdsPlaceholder(u string) bool {
+	return strings.Contains(templateVar.ReplaceAllString(u, ""), "{")
+}
+
+// resolveTemplate resolves every placeholder of an http source's URL
+// template but its own {id} and {kind}; an unset one fails, as for the
+// source's other values.
+func resolveTemplate(repl *caddy.Replacer, template string) (string, error) {
+	var b strings.Builder
+	last := 0
+	resolve := func(part string) error {
+		v, err := repl.ReplaceOrErr(part, true, true)
+		if err != nil {
+			return fmt.Errorf("url: %v", err)
+		}
+		b.WriteString(v)
+		return nil
+	}
+	for _, m := range templateVar.FindAllStringIndex(template, -1) {
+		if err := resolve(template[last:m[0]]); err != nil {
+			return "", err
+		}
+		b.WriteString(template[m[0]:m[1]])
+		last = m[1]
+	}
+	if err := resolve(template[last:]); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// checkNoCredentials refuses a source URL with userinfo: sources are
+// named by their URL in errors and logs, so credentials go in token,
+// api_key or a header. The error does not quote the URL.
+func checkNoCredentials(raw string) error {
+	u, err := url.Parse(templateVar.ReplaceAllString(raw, "x"))
+	if err == nil && u.User != nil {
+		return errors.New("url: must not contain credentials (give them as token, api_key or a header)")
+	}
+	return nil
+}
+
+// resolvedURLError words a source constructor's refusal of a resolved
+// URL: its error quotes the URL, and a placeholder's value may be what
+// the placeholder was there to keep out of sight, so the URL is named as
+// written.
+func resolvedURLError(written, resolved, want string, err error) error {
+	if err == nil || written == resolved {
+		return err
+	}
+	return fmt.Errorf("url %q: its resolved value is not %s", written, want)
 }
 
 // UnmarshalCaddyfile reads the block; the dispenser is on

@@ -111,10 +111,72 @@ func TestBuildUnresolvedSecrets(t *testing.T) {
 		{"agent url", SourceConfig{Type: "agent", Agent: "acapy", URL: "{env.PG_TEST_UNSET}"}, "url"},
 		{"http header", SourceConfig{Type: "http", URL: "https://registry.example/{id}", Header: map[string]string{"Authorization": "Bearer {env.PG_TEST_UNSET}"}}, "header Authorization"},
 		{"files dir", SourceConfig{Type: "files", Dir: "{env.PG_TEST_UNSET}"}, "dir"},
+		{"http url", SourceConfig{Type: "http", URL: "https://registry.example/{env.PG_TEST_UNSET}/{id}"}, "url: evaluated placeholder {env.PG_TEST_UNSET} is empty"},
+		{"http url host", SourceConfig{Type: "http", URL: "https://{env.PG_TEST_UNSET}/{kind}/{id}"}, "url: evaluated placeholder {env.PG_TEST_UNSET} is empty"},
 	} {
 		c := &Config{Sources: []SourceConfig{tt.src}}
 		if _, err := c.Build(caddy.NewReplacer()); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want the load to fail naming %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestBuildResolvesURLPlaceholders: the url of an agent or http source is
+// resolved at load like the source's other values (it used to be refused
+// when the placeholder was its host, or sent as written), an http
+// template's own {id} and {kind} left for each lookup.
+func TestBuildResolvesURLPlaceholders(t *testing.T) {
+	t.Setenv("PG_TEST_RESOLVER", "https://resolver.example.com")
+	t.Setenv("PG_TEST_TENANT", "tenant-1")
+	t.Setenv("PG_TEST_AGENT", "http://127.0.0.1:8001")
+	in := `anoncreds_registry {
+		agent credo {env.PG_TEST_AGENT}
+		http {env.PG_TEST_RESOLVER}/{env.PG_TEST_TENANT}/{kind}/{id}
+	}`
+	var c Config
+	d := caddyfile.NewTestDispenser(in)
+	d.Next()
+	if err := c.UnmarshalCaddyfile(d); err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Build(caddy.NewReplacer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"agent credo http://127.0.0.1:8001", "http https://resolver.example.com/tenant-1/{kind}/{id}"} {
+		if got := r.sources[i].Name(); got != want {
+			t.Errorf("source %d: %q, want %q", i+1, got, want)
+		}
+	}
+}
+
+// TestSourceURLCredentials: a source URL with userinfo is refused, written
+// or resolved (sources are named by their URL in errors and logs), and a
+// refusal of a resolved URL does not quote its value.
+func TestSourceURLCredentials(t *testing.T) {
+	const password = "registry-s3cret"
+	t.Setenv("PG_TEST_CRED_URL", "https://proofgate:"+password+"@resolver.example.com")
+	t.Setenv("PG_TEST_BAD_URL", "ftp://proofgate:"+password+"@resolver.example.com")
+	for _, tt := range []struct {
+		name string
+		src  SourceConfig
+		want string
+	}{
+		{"http written", SourceConfig{Type: "http", URL: "https://u:" + password + "@resolver.example.com/{id}"}, "must not contain credentials"},
+		{"agent written", SourceConfig{Type: "agent", Agent: "credo", URL: "http://u:" + password + "@127.0.0.1:1"}, "must not contain credentials"},
+		{"http resolved", SourceConfig{Type: "http", URL: "{env.PG_TEST_CRED_URL}/{id}"}, "must not contain credentials"},
+		{"agent resolved", SourceConfig{Type: "agent", Agent: "credo", URL: "{env.PG_TEST_CRED_URL}"}, "must not contain credentials"},
+		{"http resolved not a URL", SourceConfig{Type: "http", URL: "{env.PG_TEST_BAD_URL}/{id}"}, `url "{env.PG_TEST_BAD_URL}/{id}": its resolved value is not an absolute http(s) URL`},
+		{"agent resolved not a URL", SourceConfig{Type: "agent", Agent: "credo", URL: "{env.PG_TEST_BAD_URL}"}, `url "{env.PG_TEST_BAD_URL}": its resolved value is not an absolute http(s) URL`},
+	} {
+		c := &Config{Sources: []SourceConfig{tt.src}}
+		_, err := c.Build(caddy.NewReplacer())
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
+			continue
+		}
+		if strings.Contains(err.Error(), password) {
+			t.Errorf("%s: the load error carries the credentials: %v", tt.name, err)
 		}
 	}
 }

@@ -75,20 +75,20 @@ func (p *Provider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 		case "leeway":
 			var v caddy.Duration
-			if err := durationArg(d, &v); err != nil {
+			if err := durationArg(d, &v, true); err != nil {
 				return err
 			}
 			p.Leeway = &v
 		case "refresh_interval":
-			if err := durationArg(d, &p.RefreshInterval); err != nil {
+			if err := durationArg(d, &p.RefreshInterval, false); err != nil {
 				return err
 			}
 		case "min_refresh_interval":
-			if err := durationArg(d, &p.MinRefreshInterval); err != nil {
+			if err := durationArg(d, &p.MinRefreshInterval, false); err != nil {
 				return err
 			}
 		case "fetch_timeout":
-			if err := durationArg(d, &p.FetchTimeout); err != nil {
+			if err := durationArg(d, &p.FetchTimeout, false); err != nil {
 				return err
 			}
 		case "max_jwks_size":
@@ -137,7 +137,10 @@ func oneArg(d *caddyfile.Dispenser, dst *string) error {
 	return nil
 }
 
-func durationArg(d *caddyfile.Dispenser, dst *caddy.Duration) error {
+// durationArg reads a duration. Only leeway (a pointer, whose explicit 0
+// means none) takes zero: for the others, 0 in JSON is the field left out
+// (the default), so written here it would be taken as the default silently.
+func durationArg(d *caddyfile.Dispenser, dst *caddy.Duration, zeroOK bool) error {
 	opt := d.Val()
 	var s string
 	if err := oneArg(d, &s); err != nil {
@@ -146,6 +149,12 @@ func durationArg(d *caddyfile.Dispenser, dst *caddy.Duration) error {
 	v, err := caddy.ParseDuration(s)
 	if err != nil {
 		return d.Errf("jwt: %s %s: %v", opt, strconv.Quote(s), err)
+	}
+	if v < 0 && zeroOK {
+		return d.Errf("jwt: %s %s: must not be negative", opt, strconv.Quote(s))
+	}
+	if v <= 0 && !zeroOK {
+		return d.Errf("jwt: %s %s: not a positive duration (leave the option out for the default)", opt, strconv.Quote(s))
 	}
 	*dst = caddy.Duration(v)
 	return nil

@@ -67,6 +67,18 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{name: "missing value", input: "jwt {\n issuer\n}", err: "wrong argument count"},
 		{name: "extra value", input: "jwt {\n issuer a b\n}", err: "wrong argument count"},
 		{name: "bad duration", input: "jwt {\n leeway soon\n}", err: `leeway "soon"`},
+		{
+			name:  "leeway 0 is none",
+			input: "jwt {\n key_file k.pem\n leeway 0\n}",
+			want:  Provider{KeyFiles: []string{"k.pem"}, Leeway: new(caddy.Duration(0))},
+		},
+		{name: "negative leeway", input: "jwt {\n leeway -1s\n}", err: `leeway "-1s": must not be negative`},
+		// In JSON 0 is the option left out: written here, it would have
+		// meant the default silently.
+		{name: "refresh_interval 0", input: "jwt {\n refresh_interval 0\n}", err: `refresh_interval "0": not a positive duration`},
+		{name: "min_refresh_interval 0", input: "jwt {\n min_refresh_interval 0s\n}", err: `min_refresh_interval "0s": not a positive duration`},
+		{name: "fetch_timeout 0", input: "jwt {\n fetch_timeout 0\n}", err: `fetch_timeout "0": not a positive duration`},
+		{name: "negative fetch_timeout", input: "jwt {\n fetch_timeout -5s\n}", err: `fetch_timeout "-5s": not a positive duration`},
 		{name: "bad size", input: "jwt {\n max_jwks_size lots\n}", err: "max_jwks_size"},
 		{name: "bad format", input: "jwt {\n orgs_claim orgs csv\n}", err: `format "csv"`},
 		{name: "no algorithms", input: "jwt {\n algorithms\n}", err: "wrong argument count"},

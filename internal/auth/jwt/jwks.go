@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/proofgate/proofgate/internal/metrics"
 	"github.com/proofgate/proofgate/internal/netguard"
+	"github.com/proofgate/proofgate/internal/redact"
 )
 
 // remotePool holds the JWKS caches, keyed by URL and fetch settings, so a
@@ -44,8 +47,10 @@ func (o remoteOptions) poolKey() string {
 type remoteKeys struct {
 	opts remoteOptions
 	log  *zap.Logger
-	ctrl httprc.Controller
-	res  *httprc.ResourceBase[*keySet]
+	// shown is the URL as logs show it (redact.URL).
+	shown string
+	ctrl  httprc.Controller
+	res   *httprc.ResourceBase[*keySet]
 
 	flight singleflight.Group
 
@@ -57,7 +62,10 @@ type remoteKeys struct {
 }
 
 func newRemoteKeys(opts remoteOptions, log *zap.Logger) (*remoteKeys, error) {
-	rk := &remoteKeys{opts: opts, log: log, stopped: make(chan struct{})}
+	rk := &remoteKeys{opts: opts, log: log, shown: "(not a valid URL)", stopped: make(chan struct{})}
+	if u, err := url.Parse(opts.url); err == nil {
+		rk.shown = redact.URL(u)
+	}
 	res, err := httprc.NewResource[*keySet](opts.url,
 		httprc.TransformFunc[*keySet](rk.transform),
 		httprc.WithConstantInterval(opts.refreshInterval),
@@ -111,10 +119,10 @@ func (rk *remoteKeys) transform(_ context.Context, res *http.Response) (*keySet,
 	metrics.JWKSFetch(metrics.JWKSOK)
 	if set.private > 0 {
 		rk.log.Warn("the JWKS publishes private keys; they are not used (whoever reads the JWKS could sign tokens with them)",
-			zap.String("url", rk.opts.url), zap.Int("private_keys", set.private))
+			zap.String("url", rk.shown), zap.Int("private_keys", set.private))
 	}
 	if c := rk.log.Check(zap.DebugLevel, "fetched JWKS"); c != nil {
-		c.Write(zap.String("url", rk.opts.url), zap.Int("keys", len(set.keys)), zap.Int("skipped", set.skipped))
+		c.Write(zap.String("url", rk.shown), zap.Int("keys", len(set.keys)), zap.Int("skipped", set.skipped))
 	}
 	return set, nil
 }
@@ -158,7 +166,7 @@ func (rk *remoteKeys) refresh(ctx context.Context) error {
 		if err != nil {
 			metrics.JWKSFetch(metrics.JWKSFailed)
 			rk.log.Warn("fetching JWKS on demand failed; keeping the last good key set",
-				zap.String("url", rk.opts.url), zap.Error(err))
+				zap.String("url", rk.shown), rk.errorField(err))
 		}
 		return nil, err
 	})
@@ -204,5 +212,22 @@ type errorSink struct{ rk *remoteKeys }
 func (s errorSink) Put(_ context.Context, err error) {
 	metrics.JWKSFetch(metrics.JWKSFailed)
 	s.rk.log.Warn("fetching JWKS failed; keeping the last good key set",
-		zap.String("url", s.rk.opts.url), zap.Error(err))
+		zap.String("url", s.rk.shown), s.rk.errorField(err))
+}
+
+// errorField logs a fetch error with the URL redacted: httprc's errors
+// quote the URL they fetched (checkJWKSURL refuses credentials, but a
+// log must not depend on that check alone).
+func (rk *remoteKeys) errorField(err error) zap.Field {
+	msg := err.Error()
+	if rk.shown != rk.opts.url {
+		msg = strings.ReplaceAll(msg, rk.opts.url, rk.shown)
+		// net/http's errors show the password as "***" but keep the
+		// user name, which can be a token by itself.
+		if u, perr := url.Parse(rk.opts.url); perr == nil && u.User != nil {
+			msg = strings.ReplaceAll(msg, u.User.String()+"@", "xxxxx@")
+			msg = strings.ReplaceAll(msg, u.User.Username()+":***@", "xxxxx@")
+		}
+	}
+	return zap.String("error", msg)
 }

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/proofgate/proofgate/internal/auth"
+	"github.com/proofgate/proofgate/internal/redact"
 	"github.com/proofgate/proofgate/internal/secret"
 )
 
@@ -258,13 +259,24 @@ func (p *Provider) scopeWarning() string {
 	return "jwt: neither issuer nor audience is set: any token signed by these keys is accepted, including tokens the IdP issued for other clients; set issuer and audience"
 }
 
+// checkJWKSURL checks a resolved jwks_url. Its errors name the URL only
+// redacted: it may come from {env.*} precisely to keep it out of sight.
 func checkJWKSURL(u string, insecureHTTP bool) error {
 	parsed, err := url.Parse(u)
-	if err != nil || (parsed.Scheme != "https" && parsed.Scheme != "http") || parsed.Host == "" {
-		return fmt.Errorf("jwt: jwks_url %q: want an absolute http(s) URL", u)
+	if err != nil {
+		// url.Parse's error quotes the whole string.
+		return errors.New("jwt: jwks_url: not a valid URL")
+	}
+	if parsed.User != nil {
+		// Go would send them as basic auth, and every failed fetch would
+		// log them; an IdP publishes its JWKS without any.
+		return fmt.Errorf("jwt: jwks_url %q: must not contain credentials", redact.URL(parsed))
+	}
+	if (parsed.Scheme != "https" && parsed.Scheme != "http") || parsed.Host == "" {
+		return fmt.Errorf("jwt: jwks_url %q: want an absolute http(s) URL", redact.URL(parsed))
 	}
 	if secret.CleartextRemote(parsed) && !insecureHTTP {
-		return fmt.Errorf("jwt: jwks_url %q: plain http to a host that is not loopback lets anyone on the path substitute the signing keys; use https, or set insecure_http", u)
+		return fmt.Errorf("jwt: jwks_url %q: plain http to a host that is not loopback lets anyone on the path substitute the signing keys; use https, or set insecure_http", redact.URL(parsed))
 	}
 	return nil
 }
