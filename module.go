@@ -115,6 +115,11 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			return fmt.Errorf("loading backends: %v", err)
 		}
 		for name, m := range mods.(map[string]any) {
+			if name == metrics.NoBackend {
+				// The metrics' and request log's name for "answered
+				// before a backend was chosen".
+				return fmt.Errorf("backend %s: the name is reserved (requests answered before a backend is chosen are counted under it); choose another", name)
+			}
 			b, ok := m.(backend.Backend)
 			if !ok {
 				return fmt.Errorf("backend %s: module %T is not a proofgate backend", name, m)

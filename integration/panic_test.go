@@ -147,6 +147,24 @@ func TestLoadRefusedWithUnknownDefaultBackend(t *testing.T) {
 `, "caddyfile", `is not a configured backend`)
 }
 
+// TestLoadRefusedWithBackendNamedNone: "none" is what the metrics and the
+// request log call requests answered before a backend was chosen; a
+// backend of that name would mix its requests into them.
+func TestLoadRefusedWithBackendNamedNone(t *testing.T) {
+	assertLoadError(t, globalOptions(t.TempDir())+`
+`+base+` {
+	proofgate {
+		backend none local {
+			public_url `+base+`
+		}
+		auth {
+			api_key `+keyA+` org `+orgA+`
+		}
+	}
+}
+`, "caddyfile", `backend none: the name is reserved`)
+}
+
 func TestLoadRefusedWithPlaintextMailToRemoteServer(t *testing.T) {
 	assertLoadError(t, globalOptions(t.TempDir())+`
 `+base+` {
