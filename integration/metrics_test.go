@@ -133,7 +133,8 @@ func TestAgentSeriesAcrossReload(t *testing.T) {
 
 // TestDIDCommCountedUnderItsBackend: a presentation the local backend
 // takes over DIDComm (202) is counted under that backend's configured name
-// (its endpoint chose it), not as answered before a backend (none).
+// (its endpoint chose it), not as answered before a backend (none); a
+// message refused unread is a rejected DIDComm message.
 func TestDIDCommCountedUnderItsBackend(t *testing.T) {
 	tester := newTester(t)
 	tester.InitServer(globalOptions(t.TempDir())+`
@@ -151,6 +152,16 @@ func TestDIDCommCountedUnderItsBackend(t *testing.T) {
 `, "caddyfile")
 	settle(t)
 	unloadAtEnd(t)
+
+	// A message refused before it is read counts as a rejected message.
+	rejected := `caddy_proofgate_didcomm_messages_total{direction="in",outcome="rejected",type="other"}`
+	beforeRejected := metricValue(t, rejected)
+	if d := do(t, http.MethodPost, "/didcomm", "hello", "Content-Type: text/plain"); d.status != http.StatusUnsupportedMediaType {
+		t.Fatalf("text/plain: %d %s", d.status, d.body)
+	}
+	if got := metricValue(t, rejected) - beforeRejected; got != 1 {
+		t.Errorf("%s grew by %v after a message of the wrong media type, want 1", rejected, got)
+	}
 
 	served := `caddy_proofgate_requests_total{backend="verifier",class="2xx",code="202",operation="didcomm"}`
 	none := `caddy_proofgate_requests_total{backend="none",class="2xx",code="202",operation="didcomm"}`

@@ -87,6 +87,18 @@ func (l *Local) DIDCommPath() string {
 //	500 anything else
 //
 // Error bodies are {"statusCode":N,"error":"<reason phrase>"}.
+// refuseUnread answers a message refused before it could be read (its
+// media type, size, the body budget, its deadline), counted as a rejected
+// message of a type not known.
+func refuseUnread(w http.ResponseWriter, status int) {
+	metrics.DIDCommMessage(metrics.In, "", metrics.Rejected)
+	if status == http.StatusServiceUnavailable {
+		writeDIDCommError(w, status) // with Retry-After
+		return
+	}
+	writeStatus(w, status)
+}
+
 func (l *Local) ServeDIDComm(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -95,24 +107,24 @@ func (l *Local) ServeDIDComm(w http.ResponseWriter, r *http.Request) {
 	}
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || !didcommMediaTypes[strings.ToLower(mt)] {
-		writeStatus(w, http.StatusUnsupportedMediaType)
+		refuseUnread(w, http.StatusUnsupportedMediaType)
 		return
 	}
 	body, err := bodyread.Read(w, r, bodyread.Limits{Max: MaxDIDCommBody, Timeout: l.bodyTimeout, Budget: l.bodyBudget()})
 	switch {
 	case errors.Is(err, bodyread.ErrTooLarge):
-		writeStatus(w, http.StatusRequestEntityTooLarge)
+		refuseUnread(w, http.StatusRequestEntityTooLarge)
 		return
 	case errors.Is(err, bodyread.ErrBusy):
 		// Anyone may post here: past the budget, refuse at once instead
 		// of buffering without bound. The sender retries.
-		writeDIDCommError(w, http.StatusServiceUnavailable)
+		refuseUnread(w, http.StatusServiceUnavailable)
 		return
 	case errors.Is(err, bodyread.ErrTimeout):
-		writeStatus(w, http.StatusRequestTimeout)
+		refuseUnread(w, http.StatusRequestTimeout)
 		return
 	case err != nil:
-		writeStatus(w, http.StatusBadRequest)
+		refuseUnread(w, http.StatusBadRequest)
 		return
 	}
 	// A record transition that started finishes even if the sender hangs up.
