@@ -267,11 +267,20 @@ func (a *Agent) receivePresentation(ctx context.Context, doc *Doc, msg *inboundM
 		return state, err
 	}
 	p := Presentation{Message: un.Message, TheirService: theirs, TheirVerkey: un.SenderVerkey}
+	var judged bool
+	var verdict Judgement
+	var judgeErr error
 	updated, j, err := a.svc.ReceivePresentation(ctx, doc.Record.ID, msg.ID, p, func(d *Doc) (Judgement, error) {
-		j, err := a.judge(ctx, d, msg)
-		countVerdict(j, err)
-		return j, err
+		verdict, judgeErr = a.judge(ctx, d, msg)
+		judged = true
+		return verdict, judgeErr
 	})
+	// Counted once recorded (or when the judging itself failed): a
+	// verdict whose record could not be written is judged again when the
+	// prover sends it again, and counted then.
+	if judged && (err == nil || (judgeErr != nil && errors.Is(err, judgeErr))) {
+		countVerdict(verdict, judgeErr)
+	}
 	if errors.Is(err, errDelivered) {
 		return updated.Record.State, nil // delivered again
 	}
@@ -286,7 +295,7 @@ func (a *Agent) receivePresentation(ctx context.Context, doc *Doc, msg *inboundM
 }
 
 // countVerdict records a judgement (judge runs once per presentation, under
-// the record's lock) in the metrics: the format family and verified (signatures checked), answers_request (conforms, no verifier
+// the record's lock, and is counted once its record is written) in the metrics: the format family and verified (signatures checked), answers_request (conforms, no verifier
 // for the format), rejected, or error (the verifier could not judge).
 func countVerdict(j Judgement, err error) {
 	format := "w3c"
