@@ -44,6 +44,13 @@ const (
 	negativeTTL = 30 * time.Second
 	// maxEntries bounds the cache (least recently stored go first).
 	maxEntries = 4096
+	// cacheBudget bounds the documents the cache holds together, counted
+	// by the size of what the source answered (about what their parse
+	// holds: a credential definition is mostly its big numbers). The
+	// ids come from presentations: without it, provers naming large
+	// public definitions (up to maxDocument each) could fill
+	// maxEntries of them, gigabytes.
+	cacheBudget = 64 << 20
 	// maxID bounds an id taken from a presentation.
 	maxID = 512
 )
@@ -52,7 +59,7 @@ const (
 // (internal/ttlcache: bounded, one fetch per id at a time).
 type Registry struct {
 	sources []Source
-	cache   *ttlcache.Cache[any] // *anoncreds.Schema or *anoncreds.CredentialDefinition
+	cache   *ttlcache.Cache[fetched]
 	logger  *zap.Logger
 }
 
@@ -73,7 +80,17 @@ func New(ttl time.Duration, sources ...Source) *Registry {
 	if ttl <= 0 {
 		ttl = DefaultTTL
 	}
-	return &Registry{sources: sources, cache: ttlcache.New[any](maxEntries, ttl, min(negativeTTL, ttl)), logger: zap.NewNop()}
+	cache := ttlcache.New[fetched](maxEntries, ttl, min(negativeTTL, ttl)).
+		WithBudget(cacheBudget, func(f fetched) int64 { return f.size })
+	return &Registry{sources: sources, cache: cache, logger: zap.NewNop()}
+}
+
+// fetched is a parsed document (*anoncreds.Schema or
+// *anoncreds.CredentialDefinition) and the size of the answer it was
+// parsed from, its weight in the cache.
+type fetched struct {
+	doc  any
+	size int64
 }
 
 var _ anoncreds.Resolver = (*Registry)(nil)
@@ -100,7 +117,7 @@ func (r *Registry) lookup(ctx context.Context, kind Kind, id string, parse func(
 	if err := checkID(id); err != nil {
 		return nil, fmt.Errorf("%s id: %v: %w", kind, err, anoncreds.ErrUnknown)
 	}
-	return r.cache.Get(ctx, string(kind)+"\x00"+id, func(ctx context.Context) (any, error) {
+	f, err := r.cache.Get(ctx, string(kind)+"\x00"+id, func(ctx context.Context) (fetched, error) {
 		var failures []error
 		var public []string // what the record may say of each: no source, URL or address
 		for _, src := range r.sources {
@@ -119,15 +136,16 @@ func (r *Registry) lookup(ctx context.Context, kind Kind, id string, parse func(
 				public = append(public, "unusable document")
 				continue
 			}
-			return v, nil
+			return fetched{v, int64(len(doc))}, nil
 		}
 		if len(failures) > 0 {
 			r.logger.Warn("no AnonCreds registry source could answer", zap.String("kind", string(kind)),
 				zap.String("id", id), zap.Error(errors.Join(failures...)))
-			return nil, fmt.Errorf("%s %s: no source could answer (%s; the log says more)", kind, id, strings.Join(public, ", "))
+			return fetched{}, fmt.Errorf("%s %s: no source could answer (%s; the log says more)", kind, id, strings.Join(public, ", "))
 		}
-		return nil, fmt.Errorf("%s %s: %w", kind, id, anoncreds.ErrUnknown)
+		return fetched{}, fmt.Errorf("%s %s: %w", kind, id, anoncreds.ErrUnknown)
 	})
+	return f.doc, err
 }
 
 // publicReason says what went wrong with a source's answer, for the
