@@ -80,7 +80,9 @@ func (e *LimitError) Error() string { return "filter: " + e.Message }
 // filter once, not below MaxDepth, and allocates nothing but the error
 // and what parsing its patterns takes. The limit reported is the same
 // however Go orders the filter's maps: the first of depth, key length,
-// bytes, values, paths and patterns that the whole filter goes past.
+// bytes, values, paths, patterns and numbers (MaxNumberDigits,
+// MaxNumberExponent: the library reads them as exact fractions) that the
+// whole filter goes past.
 func Measure(filter any) (Size, error) {
 	var m measurer
 	m.value(filter, 1, 0)
@@ -93,6 +95,9 @@ func Measure(filter any) (Size, error) {
 		return m.size, &LimitError{Message: fmt.Sprintf("must be at most %d bytes of JSON", MaxBytes)}
 	case m.size.Over() != "":
 		return m.size, &LimitError{Message: "must have " + m.size.Over()}
+	case m.bigNumber:
+		return m.size, &LimitError{Message: fmt.Sprintf("has a number past what a filter compares: at most %d digits, and an exponent of at most %d either way",
+			MaxNumberDigits, MaxNumberExponent)}
 	}
 	return m.size, nil
 }
@@ -101,6 +106,7 @@ type measurer struct {
 	size       Size
 	deep       bool
 	longestKey int
+	bigNumber  bool // a number past the bounds (numbers.go)
 }
 
 // value measures v, at depth levels (1 for the filter) and whose JSON
@@ -141,6 +147,7 @@ func (m *measurer) value(v any, depth, ptrLen int) {
 		m.size.Bytes += len(t) + 2
 	case json.Number:
 		m.size.Bytes += len(t)
+		m.bigNumber = m.bigNumber || !numberWithinBounds(string(t))
 	case float64:
 		var buf [32]byte
 		m.size.Bytes += len(strconv.AppendFloat(buf[:0], t, 'g', -1, 64))

@@ -18,12 +18,18 @@
 // the other keywords (type). Both proofgate's create-time validation and
 // the local verifier's filter check compile filters here, so a filter
 // accepted at create time is evaluated with the same meaning.
+//
+// Bounded work. A filter is written by a verifier and matched against a
+// prover's data, so both are held to bounds: a filter to its limits
+// (Measure) and refers to no schema (RefError), a match to a Meter
+// (work.go), and a prover's numbers to CheckNumbers.
 package pefilter
 
 import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -31,16 +37,57 @@ import (
 // resourceURL names a filter while it is compiled; nothing is fetched.
 const resourceURL = "urn:proofgate:filter"
 
-// Filter is a compiled filter.
+// Filter is a compiled filter. Its matches take turns: the one under way
+// charges its Meter for the patterns it runs.
 type Filter struct {
 	schema *jsonschema.Schema
+	// weight is the filter's JSON values (Measure): what one schema
+	// evaluation may cost at most, in units of work (work.go).
+	weight int64
+
+	mu    sync.Mutex
+	meter *Meter // of the match under way
 }
 
-// Validate reports why v does not satisfy the filter, or nil.
-func (f *Filter) Validate(v any) error { return f.schema.Validate(v) }
+// Validate reports why v does not satisfy the filter, or nil. It does not
+// limit its work: for values that are not a prover's.
+func (f *Filter) Validate(v any) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.schema.Validate(v)
+}
 
-// Match tells whether v satisfies the filter.
-func (f *Filter) Match(v any) bool { return f.schema.Validate(v) == nil }
+// Match tells whether v satisfies the filter. It does not limit its work:
+// for values that are not a prover's (MatchWithin).
+func (f *Filter) Match(v any) bool {
+	ok, _ := f.MatchWithin(v, nil)
+	return ok
+}
+
+// MatchWithin tells whether v satisfies the filter, spending m's work (no
+// limit when m is nil). The error is m's (ErrWork, ErrDeadline) when the
+// match would go past its work or has run past its deadline, or did
+// before: the match is then not made, or is cut short, and tells nothing.
+// v's numbers should be within the bounds (CheckNumbers).
+func (f *Filter) MatchWithin(v any, m *Meter) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if m != nil {
+		if m.err != nil {
+			return false, m.err
+		}
+		if !m.spend(f.weight * valueWeight(v, m.left/f.weight)) {
+			return false, m.err
+		}
+	}
+	f.meter = m
+	defer func() { f.meter = nil }()
+	ok := f.schema.Validate(v) == nil
+	if err := m.Err(); err != nil {
+		return false, err // a pattern was refused: ok may be anything
+	}
+	return ok, nil
+}
 
 // BoundError is a date bound that cannot be used: not a string, not a
 // value of its format, or on a schema without a date format. Pointer is
@@ -57,11 +104,14 @@ func (e *BoundError) Error() string { return e.Pointer + ": " + e.Message }
 // not compiled), a *BoundError, or the compiler's own
 // (*jsonschema.SchemaValidationError for a filter its metaschema refuses,
 // *jsonschema.InvalidRegexError, *jsonschema.LoadURLError for a reference
-// outside the filter), so that callers can say where the problem is.
+// outside the filter), or a *RefError for a reference inside it, so that
+// callers can say where the problem is.
 func Compile(filter any) (*Filter, error) {
-	if _, err := Measure(filter); err != nil {
+	size, err := Measure(filter)
+	if err != nil {
 		return nil, err
 	}
+	f := &Filter{weight: int64(max(size.Values, 1))}
 	var ptr pointer
 	doc, err := rewrite(filter, &ptr)
 	if err != nil {
@@ -72,6 +122,7 @@ func Compile(filter any) (*Filter, error) {
 	c.UseLoader(noLoader{})
 	c.AssertVocabs()
 	c.RegisterVocabulary(boundsVocabulary())
+	c.UseRegexpEngine(f.compileRegexp)
 	if err := c.AddResource(resourceURL, doc); err != nil {
 		return nil, err
 	}
@@ -79,7 +130,11 @@ func Compile(filter any) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Filter{schema: s}, nil
+	if err := refusedRef(s, map[*jsonschema.Schema]bool{}); err != nil {
+		return nil, err
+	}
+	f.schema = s
+	return f, nil
 }
 
 // CompileJSON compiles a filter given as JSON.

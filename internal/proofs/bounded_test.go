@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -167,17 +168,21 @@ func TestDescriptorPaths(t *testing.T) {
 // credential stop at the presentation's budget.
 func TestDefinitionPathBudget(t *testing.T) {
 	def := []byte(`{"presentation_definition":{"id":"d","input_descriptors":[{"id":"x","constraints":{"fields":[{"path":["$..nothing"]}]}}]}}`)
-	wide := map[string]any{}
-	for i := 0; i < 300; i++ {
-		wide[string(rune('a'+i%26))+strings.Repeat("k", i/26)] = []any{1, 2, 3, 4, 5, 6, 7, 8, 9, map[string]any{"z": []any{1, 2, 3}}}
-	}
-	var dm []any
+	// Each entry names a credential of its own: a (descriptor,
+	// credential) pair named again is judged once, so the work is spread
+	// over distinct ones.
+	var creds, dm []any
 	for i := 0; i < MaxDescriptorMap; i++ {
-		dm = append(dm, map[string]any{"id": "x", "format": "ldp_vc", "path": "$.verifiableCredential[0]"})
+		wide := map[string]any{}
+		for j := 0; j < 300; j++ {
+			wide[string(rune('a'+j%26))+strings.Repeat("k", j/26)] = []any{1, 2, 3, 4, 5, 6, 7, 8, 9, map[string]any{"z": []any{1, 2, 3}}}
+		}
+		creds = append(creds, wide)
+		dm = append(dm, map[string]any{"id": "x", "format": "ldp_vc", "path": "$.verifiableCredential[" + strconv.Itoa(i) + "]"})
 	}
 	pres, _ := json.Marshal(map[string]any{
 		"presentation_submission": map[string]any{"definition_id": "d", "descriptor_map": dm},
-		"verifiableCredential":    []any{wide},
+		"verifiableCredential":    creds,
 		"proof":                   map[string]any{"challenge": "c"},
 	})
 	problems := checkSubmission(def, pres, "c", "")

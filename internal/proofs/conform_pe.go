@@ -3,12 +3,14 @@ package proofs
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/proofgate/proofgate/internal/jsonpath"
+	"github.com/proofgate/proofgate/internal/pefilter"
 )
 
 // maxNesting bounds submission_requirements and path_nested recursion.
@@ -34,6 +36,9 @@ type peDescriptor struct {
 	allowed   formatSet
 	ownFormat bool
 	whose     string
+	// filters are its fields' filters, compiled once per presentation
+	// (compiledFilters).
+	filters []compiledFilter
 }
 
 type peRequirement struct {
@@ -117,6 +122,11 @@ func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string 
 		vp = m
 		presShape = objectShape(vp)
 	}
+	// Before any filter reads them (a JWT credential's are checked when it
+	// is decoded).
+	if err := pefilter.CheckNumbers(vp); err != nil {
+		return []string{"the presentation " + numberProblem(err)}
+	}
 	submission := vp["presentation_submission"]
 	if inner, ok := vp["vp"].(map[string]any); isJWT && submission == nil && ok {
 		submission = inner["presentation_submission"] // in the vp claim
@@ -133,8 +143,8 @@ func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string 
 	if len(sub.DescriptorMap) > MaxDescriptorMap {
 		return []string{fmt.Sprintf("presentation_submission.descriptor_map has %d entries; at most %d are taken", len(sub.DescriptorMap), MaxDescriptorMap)}
 	}
-	// One budget for every field path of this presentation.
-	budget := jsonpath.NewBudget(MaxPathVisits, MaxPathResults, time.Now().Add(PathTimeout))
+	// One budget for every field path and filter of this presentation.
+	work := newFieldWork(time.Now())
 
 	var problems []string
 	if sub.DefinitionID != def.ID {
@@ -153,6 +163,10 @@ func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string 
 		byID[d.ID] = d
 	}
 	submitted := map[string]bool{}
+	// Each descriptor is judged once against each credential, however
+	// many entries name the two: DIF does not forbid repeating an entry,
+	// and repeating one must not repeat the work.
+	judged := map[judgedPair]bool{}
 	sel := selection{
 		root: vp,
 		// Each JWT credential is decoded once, however many entries name
@@ -175,7 +189,12 @@ func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string 
 			problems = append(problems, fmt.Sprintf("input descriptor %q: %s", m.ID, problem))
 			continue
 		}
-		if fp := fieldProblems(d, cred, budget); len(fp) > 0 {
+		pair := judgedPair{d, reflect.ValueOf(cred).Pointer()}
+		if judged[pair] {
+			continue // as judged before, its problems told once
+		}
+		judged[pair] = true
+		if fp := fieldProblems(d, cred, work); len(fp) > 0 {
 			problems = append(problems, fp...)
 			continue
 		}
@@ -212,6 +231,24 @@ func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string 
 		return append(problems, jwtBindingProblems(vp, challenge, domain)...)
 	}
 	return append(problems, proofProblems(vp["proof"], challenge, domain)...)
+}
+
+// judgedPair is an input descriptor and a credential: the very object a
+// descriptor_map entry selects, which the presentation keeps alive.
+type judgedPair struct {
+	d    *peDescriptor
+	cred uintptr
+}
+
+// numberProblem tells a *pefilter.NumberError after "the presentation"
+// or "is a JWT whose payload".
+func numberProblem(err error) string {
+	var ne *pefilter.NumberError
+	if !errors.As(err, &ne) {
+		return "cannot be read: " + err.Error()
+	}
+	return fmt.Sprintf("has the number %s at %s, past what the verifier reads (at most %d digits, and an exponent of at most %d either way)",
+		truncate(ne.Number, 40), ne.Pointer, pefilter.MaxNumberDigits, pefilter.MaxNumberExponent)
 }
 
 // requirementMet evaluates a submission requirement: "all" needs every

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/proofgate/proofgate/internal/jsonpath"
 )
 
 // TestFieldFilterDateBounds: the local verifier reads a DIF v1 date bound
@@ -29,8 +27,8 @@ func TestFieldFilterDateBounds(t *testing.T) {
 		{"not a date", "does not match the filter"},
 	} {
 		cred := map[string]any{"credentialSubject": map[string]any{"birth_date": tt.dob}}
-		budget := jsonpath.NewBudget(10000, 1000, time.Now().Add(time.Minute))
-		got := strings.Join(fieldProblems(&d, cred, budget), "; ")
+		work := newFieldWork(time.Now())
+		got := strings.Join(fieldProblems(&d, cred, work), "; ")
 		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 			t.Errorf("birth_date %s: problems %q, want %q", tt.dob, got, tt.want)
 		}
@@ -103,8 +101,8 @@ func TestPositionalPathsUnderRDFProofs(t *testing.T) {
 		{"JCS proof, index", cred(map[string]any{"type": "DataIntegrityProof", "cryptosuite": "eddsa-jcs-2022"}), `["$.credentialSubject.nationality[0]"]`, ""},
 		{"JWT claims, index", cred(nil), `["$.credentialSubject.nationality[0]"]`, ""},
 	} {
-		budget := jsonpath.NewBudget(10000, 1000, time.Now().Add(time.Minute))
-		got := strings.Join(fieldProblems(descriptor(tt.paths), tt.cred, budget), "; ")
+		work := newFieldWork(time.Now())
+		got := strings.Join(fieldProblems(descriptor(tt.paths), tt.cred, work), "; ")
 		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 			t.Errorf("%s: problems %q, want %q", tt.name, got, tt.want)
 		}

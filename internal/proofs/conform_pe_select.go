@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/proofgate/proofgate/internal/jsonpath"
+	"github.com/proofgate/proofgate/internal/pefilter"
 )
 
 // Which credential a descriptor_map entry names.
@@ -139,11 +140,15 @@ func selectCredential(root any, m peMapping, where string, depth int, sel *selec
 }
 
 // decodeJWTCredential reads a jwt_vc: its payload (vc claim inside) is
-// what fields are read from; the verifier checks its signature.
+// what fields are read from; the verifier checks its signature. Its
+// numbers must be within pefilter's bounds, as the presentation's.
 func decodeJWTCredential(token string) decodedJWT {
 	payload, problem := jwtPayload(token)
 	if problem != "" {
 		return decodedJWT{problem: problem}
+	}
+	if err := pefilter.CheckNumbers(payload); err != nil {
+		return decodedJWT{problem: "is a JWT whose payload " + numberProblem(err)}
 	}
 	alg := jwtHeaderAlg(token)
 	vc, ok := payload["vc"].(map[string]any)

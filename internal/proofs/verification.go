@@ -21,8 +21,10 @@ const (
 // judge checks a presentation under its record's lock (ReceivePresentation)
 // inside the process-wide cap on concurrent checks: first the structural
 // check, then, when it passes and a verifier judges the format, the
-// cryptographic verification with a deadline. A format without a verifier
-// is judged by the structural check alone (isVerified stays unset).
+// cryptographic verification. The deadline covers both: the structural
+// check bounds its own work (PathTimeout, MaxFilterWork, well within it)
+// and the verifier has what is left. A format without a verifier is
+// judged by the structural check alone (isVerified stays unset).
 //
 // Errors: ErrBusy when no checking slot frees up in time; a verifier that
 // fails (rather than judging) is an error too, and the record stays in
@@ -33,6 +35,8 @@ func (a *Agent) judge(ctx context.Context, d *Doc, msg *inboundMessage) (Judgeme
 		return Judgement{}, err
 	}
 	defer release()
+	vctx, cancel := context.WithTimeout(ctx, a.verifyTimeout)
+	defer cancel()
 
 	c, problems := checkPresentation(d, msg)
 	j := Judgement{Format: c.Format, Problems: problems}
@@ -47,8 +51,6 @@ func (a *Agent) judge(ctx context.Context, d *Doc, msg *inboundMessage) (Judgeme
 	if d.RequestType == backend.RequestPresentationExchange {
 		in.Challenge, in.Domain = d.Nonce, d.Domain
 	}
-	vctx, cancel := context.WithTimeout(ctx, a.verifyTimeout)
-	defer cancel()
 	verdict, err := runVerifier(vctx, v, in)
 	if err != nil {
 		if vctx.Err() != nil {

@@ -57,10 +57,12 @@ type filterBudget struct {
 // pefilter, as the local verifier will compile it: within pefilter's
 // limits (alone, and with the definition's filters before it), a valid
 // JSON Schema (draft-07 unless it says otherwise, as DIF specifies),
-// regular expressions that compile, no references outside itself, and
-// date bounds (v1 string minimum/maximum beside format date, v2
-// formatMinimum…) that are dates. Once c is full, filters are not
-// checked: their problems would only be counted.
+// regular expressions that compile, no references ($ref, even inside
+// itself: a filter that refers to itself costs the verifier work
+// exponential in the prover's data), and date bounds (v1 string
+// minimum/maximum beside format date, v2 formatMinimum…) that are dates.
+// Once c is full, filters are not checked: their problems would only be
+// counted.
 func (fc *filterCache) compileFilter(filter any, path *pathNode, budget *filterBudget, c *collector) {
 	if budget.over || c.full() {
 		return
@@ -93,6 +95,7 @@ func (fc *filterCache) compile(filter any, path *pathNode, c *collector) bool {
 	}
 	var (
 		bound   *pefilter.BoundError
+		ref     *pefilter.RefError
 		invalid *jsonschema.SchemaValidationError
 		regex   *jsonschema.InvalidRegexError
 		load    *jsonschema.LoadURLError
@@ -100,12 +103,14 @@ func (fc *filterCache) compile(filter any, path *pathNode, c *collector) bool {
 	switch {
 	case errors.As(err, &bound):
 		c.at(pointerPath(path, filter, "#"+bound.Pointer), bound.Message)
+	case errors.As(err, &ref):
+		c.at(pointerPath(path, filter, "#"+ref.Pointer), ref.Message())
 	case errors.As(err, &invalid):
 		schemaProblems(invalid.Err, path, filter, nil, c)
 	case errors.As(err, &regex):
 		c.atf(pointerPath(path, filter, regex.URL), "is not a valid regular expression: %v", regex.Err)
 	case errors.As(err, &load):
-		c.at(path, "must not refer to other schemas ($ref and $schema must stay inside the filter or name a standard draft)")
+		c.at(path, "must not refer to other schemas ($ref is not allowed, and $schema must name a standard draft)")
 	default:
 		if c.full() {
 			c.drop()

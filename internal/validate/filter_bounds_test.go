@@ -1,0 +1,64 @@
+package validate
+
+import (
+	"strings"
+	"testing"
+)
+
+// refRefused is what a reference inside a filter is told, after its path.
+const refRefused = "a filter must not refer to a schema, not even to a part of itself: a reference can make matching cost work exponential in the prover's data; write the schema out"
+
+// TestFilterBoundsAtCreate: what would make matching a filter cost the
+// local verifier more than the filter's size times the prover's data is
+// refused at create time, with a 400 naming the keyword's path: a
+// reference ($ref, even to the filter itself: the 62-byte
+// {"items":{"anyOf":[{"$ref":"#"},{"$ref":"#"}]}} costs 2^depth schema
+// evaluations on a value depth arrays deep, 12 s at 20 levels), and a
+// number the schema library would read as a fraction of a million digits.
+// The filters of DIF's examples, and numbers a filter compares (ages,
+// scores, dates as epoch seconds, wide integers), pass.
+func TestFilterBoundsAtCreate(t *testing.T) {
+	v := newValidator(t, Options{})
+	// The filter is written into the body as text: the edit helpers
+	// decode numbers as float64, which would round them.
+	const peFilter = `{"type": "string", "pattern": "^[A-Z]"}`
+	if !strings.Contains(peBody, peFilter) {
+		t.Fatal("peBody's filter changed")
+	}
+	tests := []struct {
+		name   string
+		filter string
+		want   []string // nil: valid
+	}{
+		{"self-reference, exponential", `{"type":"array","items":{"anyOf":[{"$ref":"#"},{"$ref":"#"}]}}`,
+			[]string{fl + ".filter.items.anyOf[0].$ref: " + refRefused}},
+		{"chain of parts referring twice", `{"definitions":{"a":{"anyOf":[{"$ref":"#/definitions/b"},{"$ref":"#/definitions/b"}]},"b":{"type":"string"}},"allOf":[{"$ref":"#/definitions/a"}]}`,
+			[]string{fl + ".filter.allOf[0].$ref: " + refRefused}},
+		{"reference to the draft's metaschema", `{"$ref":"http://json-schema.org/draft-07/schema#"}`,
+			[]string{fl + ".filter.$ref: " + refRefused}},
+		{"2019-09 $recursiveRef", `{"$schema":"https://json-schema.org/draft/2019-09/schema","$recursiveAnchor":true,"items":{"$recursiveRef":"#"}}`,
+			[]string{fl + ".filter.items.$recursiveRef: " + refRefused}},
+		{"2020-12 $dynamicRef", `{"$schema":"https://json-schema.org/draft/2020-12/schema","$dynamicAnchor":"n","items":{"$dynamicRef":"#n"}}`,
+			[]string{fl + ".filter.items.$dynamicRef: " + refRefused}},
+		{"2020-12 $defs and $ref", `{"$schema":"https://json-schema.org/draft/2020-12/schema","$defs":{"s":{"type":"string"}},"properties":{"a":{"$ref":"#/$defs/s"}}}`,
+			[]string{fl + ".filter.properties.a.$ref: " + refRefused}},
+		{"$ref as data", `{"type":"object","properties":{"$ref":{"enum":[{"$ref":"#"}]}},"required":["$ref"]}`, nil},
+		{"huge exponent", `{"type":"integer","minimum":1e999999}`,
+			[]string{fl + ".filter: has a number past what a filter compares: at most 100 digits, and an exponent of at most 400 either way"}},
+		{"huge negative exponent", `{"type":"number","multipleOf":1e-999999}`,
+			[]string{fl + ".filter: has a number past what a filter compares: at most 100 digits, and an exponent of at most 400 either way"}},
+		{"101 digits", `{"const":1` + strings.Repeat("0", 100) + `}`,
+			[]string{fl + ".filter: has a number past what a filter compares: at most 100 digits, and an exponent of at most 400 either way"}},
+		{"an age", `{"type":"integer","minimum":18}`, nil},
+		{"the largest double", `{"type":"number","maximum":1.7976931348623157e308,"exclusiveMinimum":4.9e-324}`, nil},
+		{"a 256-bit integer", `{"type":"integer","maximum":115792089237316195423570985008687907853269984665640564039457584007913129639935}`, nil},
+		{"DIF v2 number filter", `{"type":"number","minimum":1000000}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := strings.Replace(peBody, peFilter, tt.filter, 1)
+			_, err := v.OOB("presentationExchange", []byte(body))
+			sameProblems(t, problems(t, err), tt.want)
+		})
+	}
+}
