@@ -147,7 +147,7 @@ func (m *measurer) value(v any, depth, ptrLen int) {
 		m.size.Bytes += len(t) + 2
 	case json.Number:
 		m.size.Bytes += len(t)
-		m.bigNumber = m.bigNumber || !numberWithinBounds(string(t))
+		m.bigNumber = m.bigNumber || !NumberWithinBounds(string(t))
 	case float64:
 		var buf [32]byte
 		m.size.Bytes += len(strconv.AppendFloat(buf[:0], t, 'g', -1, 64))

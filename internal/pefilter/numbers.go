@@ -33,7 +33,7 @@ type NumberError struct {
 
 func (e *NumberError) Error() string {
 	return fmt.Sprintf("%s: the number %s has more than %d digits or an exponent past %d",
-		e.Pointer, truncateNumber(e.Number), MaxNumberDigits, MaxNumberExponent)
+		e.Pointer, TruncateNumber(e.Number), MaxNumberDigits, MaxNumberExponent)
 }
 
 // CheckNumbers reports the first number of v (a decoded JSON value, its
@@ -53,7 +53,7 @@ func CheckNumbers(v any) error {
 func checkNumbers(v any, ptr *pointer) (string, bool) {
 	switch t := v.(type) {
 	case json.Number:
-		if !numberWithinBounds(string(t)) {
+		if !NumberWithinBounds(string(t)) {
 			return string(t), false
 		}
 	case map[string]any:
@@ -76,11 +76,11 @@ func checkNumbers(v any, ptr *pointer) (string, bool) {
 	return "", true
 }
 
-// numberWithinBounds reports whether s, a JSON number, has at most
+// NumberWithinBounds reports whether s, a JSON number, has at most
 // MaxNumberDigits digits before its exponent and an exponent of at most
 // MaxNumberExponent either way. Text that is no JSON number is left to
 // whoever parses it.
-func numberWithinBounds(s string) bool {
+func NumberWithinBounds(s string) bool {
 	digits, i := 0, 0
 	for ; i < len(s) && s[i] != 'e' && s[i] != 'E'; i++ {
 		if s[i] >= '0' && s[i] <= '9' {
@@ -113,7 +113,8 @@ func numberWithinBounds(s string) bool {
 	return true
 }
 
-func truncateNumber(s string) string {
+// TruncateNumber shortens a number for a message.
+func TruncateNumber(s string) string {
 	if len(s) > 40 {
 		return s[:37] + "..."
 	}

@@ -44,11 +44,11 @@ func TestFilterBoundsAtCreate(t *testing.T) {
 			[]string{fl + ".filter.properties.a.$ref: " + refRefused}},
 		{"$ref as data", `{"type":"object","properties":{"$ref":{"enum":[{"$ref":"#"}]}},"required":["$ref"]}`, nil},
 		{"huge exponent", `{"type":"integer","minimum":1e999999}`,
-			[]string{fl + ".filter: has a number past what a filter compares: at most 100 digits, and an exponent of at most 400 either way"}},
+			[]string{fl + ".filter.minimum: the number 1e999999 has more than 100 digits or an exponent past ±400"}},
 		{"huge negative exponent", `{"type":"number","multipleOf":1e-999999}`,
-			[]string{fl + ".filter: has a number past what a filter compares: at most 100 digits, and an exponent of at most 400 either way"}},
+			[]string{fl + ".filter.multipleOf: the number 1e-999999 has more than 100 digits or an exponent past ±400"}},
 		{"101 digits", `{"const":1` + strings.Repeat("0", 100) + `}`,
-			[]string{fl + ".filter: has a number past what a filter compares: at most 100 digits, and an exponent of at most 400 either way"}},
+			[]string{fl + ".filter.const: the number 1000000000000000000000000000000000000... has more than 100 digits or an exponent past ±400"}},
 		{"an age", `{"type":"integer","minimum":18}`, nil},
 		{"the largest double", `{"type":"number","maximum":1.7976931348623157e308,"exclusiveMinimum":4.9e-324}`, nil},
 		{"a 256-bit integer", `{"type":"integer","maximum":115792089237316195423570985008687907853269984665640564039457584007913129639935}`, nil},
@@ -60,5 +60,25 @@ func TestFilterBoundsAtCreate(t *testing.T) {
 			_, err := v.OOB("presentationExchange", []byte(body))
 			sameProblems(t, problems(t, err), tt.want)
 		})
+	}
+}
+
+// TestDefinitionNumbersBounded: a definition's numbers outside its filters
+// are read by the schema library as exact fractions too (a submission
+// requirement's count of 1e999999 cost 44 ms; fifty in a 2.7 KB body, 2.2
+// s): past pefilter's bounds they are refused, each named where it is,
+// before any schema reads them.
+func TestDefinitionNumbersBounded(t *testing.T) {
+	v := newValidator(t, Options{})
+	body := peBodyWith(`"input_descriptors":[{"id":"d","group":["A"],"constraints":{}}],"submission_requirements":[` +
+		`{"rule":"pick","count":1e999999,"from":"A"},{"rule":"pick","min":1,"max":2e-999,"from":"A"}]`)
+	_, err := v.OOB("presentationExchange", []byte(body))
+	sameProblems(t, problems(t, err), []string{
+		"presentationDefinition.submission_requirements[0].count: the number 1e999999 has more than 100 digits or an exponent past ±400",
+		"presentationDefinition.submission_requirements[1].max: the number 2e-999 has more than 100 digits or an exponent past ±400",
+	})
+	ok := peBodyWith(`"input_descriptors":[{"id":"d","group":["A"],"constraints":{}}],"submission_requirements":[{"rule":"pick","count":1,"from":"A"}]`)
+	if _, err := v.OOB("presentationExchange", []byte(ok)); err != nil {
+		t.Fatalf("a count of 1: %v", err)
 	}
 }

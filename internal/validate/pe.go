@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/proofgate/proofgate/internal/jsonpath"
+	"github.com/proofgate/proofgate/internal/pefilter"
 )
 
 const pdRoot = "presentationDefinition"
@@ -145,6 +146,12 @@ func (pc *peCheck) check(def map[string]any) {
 				return
 			}
 		}
+	}
+	if pefilter.CheckNumbers(def) != nil {
+		// Named where they are (a walk that allocates a path per value,
+		// taken only when there is something to name).
+		numbersWithinBounds(def, &root, map[string]string{"input_descriptors": pc.idsKey}, pc.c)
+		return
 	}
 	checkSchema(pc.s.top, def, &root, map[string]string{"input_descriptors": pc.idsKey}, pc.c)
 	list, ok := def["input_descriptors"].([]any)
