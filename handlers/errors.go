@@ -26,7 +26,7 @@ func writeBackendError(w http.ResponseWriter, r *http.Request, logger *zap.Logge
 	var unsupported *backend.UnsupportedError
 	switch {
 	case errors.As(err, &unsupported):
-		writeInvalid(w, unsupported.Error())
+		writeInvalid(w, unsupported.Problems()...)
 	case errors.Is(err, backend.ErrNotFound):
 		writeError(w, http.StatusNotFound, fmt.Sprintf("proof record %s not found", recordID))
 	case errors.As(err, &conflict):

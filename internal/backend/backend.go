@@ -68,6 +68,14 @@ type OOBRequest struct {
 	PresentationDefinition json.RawMessage
 	// PresentationDefinitionID is the "id" inside PresentationDefinition.
 	PresentationDefinitionID string
+	// DefinitionPath is the caller's path of the definition
+	// (ListDefinitionPath for the listed form) and DescriptorsKey its
+	// spelling of input_descriptors ("inputDescriptors"), "" for the
+	// defaults: a backend's refusal names a field as the caller wrote it
+	// (DescriptorField, DefinitionField), PresentationDefinition being
+	// in the spec's spelling.
+	DefinitionPath string
+	DescriptorsKey string
 
 	Emails          []string // bare addresses, unique case-insensitively
 	AutoAcceptProof string   // "", "always", "contentApproved" or "never"

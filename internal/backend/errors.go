@@ -3,6 +3,7 @@ package backend
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ErrNotFound means the proof record does not exist (HTTP 404).
@@ -38,10 +39,35 @@ func (e *UpstreamError) Error() string {
 
 // UnsupportedError means the request asks for something the org's backend
 // cannot do (present-proof 1.0 on ACA-Py, for instance). Field is the
-// request field at fault; the handler answers 400 with "Field: Message".
+// request field at fault, named as the caller wrote it (see fieldpath.go);
+// the handler answers 400 with "Field: Message", and one problem of the
+// same kind for each of More: every field a backend refuses is named at
+// once, as the validator names every problem.
 type UnsupportedError struct {
 	Field   string
 	Message string
+	More    []UnsupportedError
 }
 
-func (e *UnsupportedError) Error() string { return e.Field + ": " + e.Message }
+func (e *UnsupportedError) Error() string { return strings.Join(e.Problems(), "; ") }
+
+// Problems are the refusals as "Field: Message", the first one first.
+func (e *UnsupportedError) Problems() []string {
+	out := make([]string, 0, 1+len(e.More))
+	out = append(out, e.Field+": "+e.Message)
+	for _, m := range e.More {
+		out = append(out, m.Field+": "+m.Message)
+	}
+	return out
+}
+
+// Unsupported is the error of refusals, the first with the others as
+// More; nil when there are none.
+func Unsupported(refusals []UnsupportedError) *UnsupportedError {
+	if len(refusals) == 0 {
+		return nil
+	}
+	first := refusals[0]
+	first.More = refusals[1:]
+	return &first
+}

@@ -390,31 +390,32 @@ func (r formatRule) verifiable() (bool, string) {
 	return false, "cryptosuite"
 }
 
-// unverifiableFormat names the first format of a presentation definition
+// unverifiableFormat names every format of a presentation definition
 // (the definition's, then each input descriptor's) that, at a level it
 // constrains (credentials, the presentation), admits no answer the local
 // verifier can verify: the record could then never be verified, so the
 // create is refused (400 naming the field). A format with one verifiable
 // key at each level is accepted: the holder can answer in it.
-func unverifiableFormat(def json.RawMessage) *backend.UnsupportedError {
+func unverifiableFormat(req *backend.OOBRequest) []backend.UnsupportedError {
 	var d struct {
 		Format           map[string]formatParams `json:"format"`
 		InputDescriptors []struct {
 			Format map[string]formatParams `json:"format"`
 		} `json:"input_descriptors"`
 	}
-	if json.Unmarshal(def, &d) != nil {
+	if json.Unmarshal(req.PresentationDefinition, &d) != nil {
 		return nil // validated at create time; nothing to add here
 	}
-	if u := unverifiable(parseFormats(d.Format), "presentationDefinition.format"); u != nil {
-		return u
+	var out []backend.UnsupportedError
+	if u := unverifiable(parseFormats(d.Format), req.DefinitionField("format")); u != nil {
+		out = append(out, *u)
 	}
 	for i, in := range d.InputDescriptors {
-		if u := unverifiable(parseFormats(in.Format), fmt.Sprintf("presentationDefinition.input_descriptors[%d].format", i)); u != nil {
-			return u
+		if u := unverifiable(parseFormats(in.Format), req.DescriptorField(i, "format")); u != nil {
+			out = append(out, *u)
 		}
 	}
-	return nil
+	return out
 }
 
 func unverifiable(fs formatSet, at string) *backend.UnsupportedError {
@@ -437,7 +438,7 @@ func unverifiable(fs formatSet, at string) *backend.UnsupportedError {
 		}
 		field := at
 		if len(rules) == 1 {
-			field = at + "." + rules[0].name + "." + param
+			field = backend.Key(backend.Key(at, rules[0].name), param)
 		}
 		what := map[level]string{levelVC: "credential", levelVP: "presentation"}[lv]
 		return &backend.UnsupportedError{Field: field,

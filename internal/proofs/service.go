@@ -149,12 +149,11 @@ func (s *Service) Create(ctx context.Context, org backend.Org, req backend.OOBRe
 	if org.ID == "" {
 		return backend.OOBResult{}, errors.New("proofs: no org")
 	}
+	var refused []backend.UnsupportedError
 	if req.RequestType == backend.RequestPresentationExchange {
-		if u := unenforced(req.PresentationDefinition); u != nil {
-			return backend.OOBResult{}, u
-		}
+		refused = unenforced(&req)
 	}
-	if u := unmeetableRestriction(req.Indy); u != nil {
+	if u := backend.Unsupported(append(refused, unmeetableRestriction(req.Indy)...)); u != nil {
 		return backend.OOBResult{}, u
 	}
 	var (

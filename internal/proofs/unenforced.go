@@ -9,17 +9,18 @@ import (
 	"github.com/proofgate/proofgate/internal/backend"
 )
 
-// unenforced names the first constraint of a presentation definition that
-// the local verifier would accept at create time but not enforce on the
-// answer, so that the create is refused (400 naming it) rather than a
-// presentation passed that the definition says must fail:
-// constraints.is_holder and same_subject with directive "required", and
-// subject_is_issuer and limit_disclosure "required". ("preferred" asks
-// nothing that must fail, and is accepted.) Holder binding, which
-// holder_binding applies to every credential whose subject is a DID, is
-// the local verifier's answer to is_holder. Last, it names a format the
-// local verifier could verify no answer in (unverifiableFormat).
-func unenforced(def json.RawMessage) *backend.UnsupportedError {
+// unenforced names every constraint of the presentation definition of req
+// that the local verifier would accept at create time but not enforce on
+// the answer, so that the create is refused (400 naming each, as the
+// caller wrote the definition) rather than a presentation passed that the
+// definition says must fail: constraints.is_holder and same_subject with
+// directive "required", and subject_is_issuer and limit_disclosure
+// "required". ("preferred" asks nothing that must fail, and is accepted.)
+// Holder binding, which holder_binding applies to every credential whose
+// subject is a DID, is the local verifier's answer to is_holder. Last, it
+// names the formats the local verifier could verify no answer in
+// (unverifiableFormat).
+func unenforced(req *backend.OOBRequest) []backend.UnsupportedError {
 	var d struct {
 		InputDescriptors []struct {
 			Constraints struct {
@@ -30,64 +31,61 @@ func unenforced(def json.RawMessage) *backend.UnsupportedError {
 			} `json:"constraints"`
 		} `json:"input_descriptors"`
 	}
-	if json.Unmarshal(def, &d) != nil {
+	if json.Unmarshal(req.PresentationDefinition, &d) != nil {
 		return nil // validated at create time; nothing to add here
 	}
+	var out []backend.UnsupportedError
 	for i, in := range d.InputDescriptors {
-		at := fmt.Sprintf("presentationDefinition.input_descriptors[%d].constraints.", i)
+		at := func(rest string) string { return req.DescriptorField(i, "constraints."+rest) }
 		c := in.Constraints
 		for j, h := range c.IsHolder {
 			if h.Directive == "required" {
-				return &backend.UnsupportedError{Field: fmt.Sprintf("%sis_holder[%d].directive", at, j),
-					Message: `"required" is not enforced by the local verifier: its holder binding (holder_binding) already requires the signer of the presentation to be every DID subject; use "preferred" or leave is_holder out`}
+				out = append(out, backend.UnsupportedError{Field: at(fmt.Sprintf("is_holder[%d].directive", j)),
+					Message: `"required" is not enforced by the local verifier: its holder binding (holder_binding) already requires the signer of the presentation to be every DID subject; use "preferred" or leave is_holder out`})
 			}
 		}
 		for j, s := range c.SameSubject {
 			if s.Directive == "required" {
-				return &backend.UnsupportedError{Field: fmt.Sprintf("%ssame_subject[%d].directive", at, j),
-					Message: `"required" is not enforced by the local verifier; use "preferred" or leave same_subject out`}
+				out = append(out, backend.UnsupportedError{Field: at(fmt.Sprintf("same_subject[%d].directive", j)),
+					Message: `"required" is not enforced by the local verifier; use "preferred" or leave same_subject out`})
 			}
 		}
 		if c.SubjectIsIssuer == "required" {
-			return &backend.UnsupportedError{Field: at + "subject_is_issuer",
-				Message: `"required" is not enforced by the local verifier (self-issued credentials); use "preferred" or leave it out`}
+			out = append(out, backend.UnsupportedError{Field: at("subject_is_issuer"),
+				Message: `"required" is not enforced by the local verifier (self-issued credentials); use "preferred" or leave it out`})
 		}
 		if c.LimitDisclosure == "required" {
-			return &backend.UnsupportedError{Field: at + "limit_disclosure",
-				Message: `"required" is not enforced by the local verifier (no selective-disclosure proofs); use "preferred" or leave it out`}
+			out = append(out, backend.UnsupportedError{Field: at("limit_disclosure"),
+				Message: `"required" is not enforced by the local verifier (no selective-disclosure proofs); use "preferred" or leave it out`})
 		}
 	}
-	return unverifiableFormat(def)
+	return append(out, unverifiableFormat(req)...)
 }
 
-// unmeetableRestriction names the first rev_reg_id restriction of an indy
+// unmeetableRestriction names every rev_reg_id restriction of an indy
 // request: the local verifier never meets one (the registry a
 // presentation names is the prover's word until non-revocation proofs are
 // verified; the reference refuses the filter), so a request with one is
-// refused at create time (400 naming it) rather than made into a record
+// refused at create time (400 naming each) rather than made into a record
 // that no presentation can answer, or one of whose alternatives is dead.
-func unmeetableRestriction(r *backend.IndyProofRequest) *backend.UnsupportedError {
+func unmeetableRestriction(r *backend.IndyProofRequest) []backend.UnsupportedError {
 	if r == nil {
 		return nil
 	}
-	check := func(kind, ref string, restrictions []map[string]string) *backend.UnsupportedError {
+	var out []backend.UnsupportedError
+	check := func(kind, ref string, restrictions []map[string]string) {
 		for i, rs := range restrictions {
 			if _, ok := rs["rev_reg_id"]; ok {
-				return &backend.UnsupportedError{Field: fmt.Sprintf("proofFormats.indy.%s.%s.restrictions[%d].rev_reg_id", kind, ref, i),
-					Message: "never met by the local verifier: the revocation registry a presentation names is not proven (non-revocation proofs are not verified); restrict by cred_def_id instead"}
+				out = append(out, backend.UnsupportedError{Field: backend.IndyReferentField(kind, ref, fmt.Sprintf("restrictions[%d].rev_reg_id", i)),
+					Message: "never met by the local verifier: the revocation registry a presentation names is not proven (non-revocation proofs are not verified); restrict by cred_def_id instead"})
 			}
 		}
-		return nil
 	}
 	for _, ref := range slices.Sorted(maps.Keys(r.RequestedAttributes)) {
-		if u := check("requested_attributes", ref, r.RequestedAttributes[ref].Restrictions); u != nil {
-			return u
-		}
+		check("requested_attributes", ref, r.RequestedAttributes[ref].Restrictions)
 	}
 	for _, ref := range slices.Sorted(maps.Keys(r.RequestedPredicates)) {
-		if u := check("requested_predicates", ref, r.RequestedPredicates[ref].Restrictions); u != nil {
-			return u
-		}
+		check("requested_predicates", ref, r.RequestedPredicates[ref].Restrictions)
 	}
-	return nil
+	return out
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/proofgate/proofgate/internal/backend"
 )
 
 // Errors carries every problem found in one request, each written
@@ -302,35 +304,10 @@ func tailCut[S ~string | ~[]byte](s S, i int) int {
 	return i
 }
 
-// key extends a field path with an object key: dotted when the key reads
-// unambiguously, else bracketed and quoted (keys are caller-chosen, e.g.
-// indy referents, and may hold dots or spaces).
-func key(parent, k string) string {
-	if !plainKey(k) {
-		return parent + "[" + strconv.Quote(k) + "]"
-	}
-	if parent == "" {
-		return k
-	}
-	return parent + "." + k
-}
+// key extends a field path with an object key (backend.Key).
+func key(parent, k string) string { return backend.Key(parent, k) }
 
 // index extends a field path with an array index.
-func index(parent string, i int) string {
-	return parent + "[" + strconv.Itoa(i) + "]"
-}
+func index(parent string, i int) string { return backend.Index(parent, i) }
 
-func plainKey(k string) bool {
-	if k == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		switch b := k[i]; {
-		case b <= ' ' || b >= 0x7f:
-			return false
-		case b == '.' || b == '[' || b == ']' || b == '"':
-			return false
-		}
-	}
-	return true
-}
+func plainKey(k string) bool { return backend.PlainKey(k) }

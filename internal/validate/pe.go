@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/jsonpath"
 	"github.com/proofgate/proofgate/internal/pefilter"
 )
@@ -24,13 +25,13 @@ const jsonpathBound = " (field paths may use at most one recursive descent (..),
 // (exactly one element), a plain definition object, and the interface
 // sample's {id, inputDescriptors: [...]}. Problems are reported in the
 // caller's own spelling (presentationDefinition[0]..., ...inputDescriptors[2]...).
-func (s *peSchemas) definition(raw any, strict bool, c *collector) (json.RawMessage, string) {
+func (s *peSchemas) definition(raw any, strict bool, c *collector) (json.RawMessage, string, spelling) {
 	prefix := pdRoot
 	var def map[string]any
 	switch t := raw.(type) {
 	case nil:
 		c.add(pdRoot, "is required for requestType presentationExchange: a DIF presentation definition")
-		return nil, ""
+		return nil, "", spelling{}
 	case []any:
 		if len(t) != 1 {
 			if len(t) == 0 {
@@ -38,29 +39,29 @@ func (s *peSchemas) definition(raw any, strict bool, c *collector) (json.RawMess
 			} else {
 				c.add(pdRoot, "the list form must hold exactly one presentation definition")
 			}
-			return nil, ""
+			return nil, "", spelling{}
 		}
 		prefix = index(pdRoot, 0)
 		m, ok := t[0].(map[string]any)
 		if !ok {
 			c.add(prefix, "must be a presentation definition object")
-			return nil, ""
+			return nil, "", spelling{}
 		}
 		def = m
 	case map[string]any:
 		def = t
 	default:
 		c.add(pdRoot, "must be a presentation definition object (or a list holding one)")
-		return nil, ""
+		return nil, "", spelling{}
 	}
 	if len(def) == 0 {
 		c.add(prefix, "must not be empty for requestType presentationExchange")
-		return nil, ""
+		return nil, "", spelling{}
 	}
 
 	if _, wrapped := def["presentation_definition"]; wrapped {
 		c.add(key(prefix, "presentation_definition"), `send the definition itself as presentationDefinition, without the {"presentation_definition": ...} wrapper`)
-		return nil, ""
+		return nil, "", spelling{}
 	}
 
 	norm := make(map[string]any, len(def)+1)
@@ -71,7 +72,7 @@ func (s *peSchemas) definition(raw any, strict bool, c *collector) (json.RawMess
 	if camel, ok := def["inputDescriptors"]; ok {
 		if _, both := def["input_descriptors"]; both {
 			c.add(prefix, "has both input_descriptors and inputDescriptors: send one")
-			return nil, ""
+			return nil, "", spelling{}
 		}
 		idsKey = "inputDescriptors"
 		delete(norm, "inputDescriptors")
@@ -90,18 +91,30 @@ func (s *peSchemas) definition(raw any, strict bool, c *collector) (json.RawMess
 	pc := peCheck{s: s, strict: strict, prefix: prefix, idsKey: idsKey, c: c}
 	pc.check(norm)
 	if c.count() > before {
-		return nil, ""
+		return nil, "", spelling{}
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // keep filters' patterns as the caller wrote them
 	if err := enc.Encode(norm); err != nil {
 		c.add(prefix, "cannot be encoded: "+err.Error())
-		return nil, ""
+		return nil, "", spelling{}
 	}
 	id, _ := norm["id"].(string)
-	return json.RawMessage(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), id
+	var sp spelling
+	if prefix != pdRoot {
+		sp.path = backend.ListDefinitionPath
+	}
+	if idsKey != backend.DefaultDescriptorsKey {
+		sp.descriptors = idsKey
+	}
+	return json.RawMessage(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), id, sp
 }
+
+// spelling is how the caller wrote a definition, where it differs from
+// the defaults: its path (the listed form) and its input_descriptors key
+// (backend.OOBRequest's DefinitionPath and DescriptorsKey).
+type spelling struct{ path, descriptors string }
 
 // peCheck checks one normalized definition. Paths are chains (pathNode),
 // formatted only for a problem kept: a definition of many descriptors and

@@ -351,8 +351,9 @@ func (v *Validator) presentationDefinition(raw value, req *backend.OOBRequest, c
 			c.add("presentationDefinition", "must be absent or empty for requestType indy (the proof request goes in proofFormats.indy)")
 		}
 	case backend.RequestPresentationExchange:
-		def, id := v.pe.definition(raw.any(), v.strict, c)
+		def, id, sp := v.pe.definition(raw.any(), v.strict, c)
 		req.PresentationDefinition, req.PresentationDefinitionID = def, id
+		req.DefinitionPath, req.DescriptorsKey = sp.path, sp.descriptors
 	default:
 		if !isEmpty(raw) {
 			v.pe.definition(raw.any(), v.strict, c)
