@@ -14,6 +14,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/proofgate/proofgate/internal/ownerlog"
+	"github.com/proofgate/proofgate/internal/redact"
 	"github.com/proofgate/proofgate/internal/secret"
 )
 
@@ -168,13 +169,15 @@ func parseBase(raw string) (*url.URL, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("url: %v", err)
+		// url.Parse's error quotes the whole URL, which may come from
+		// {env.*} and hold credentials.
+		return nil, fmt.Errorf("url: not a valid URL")
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return nil, fmt.Errorf("url: scheme must be http or https, not %q", u.Scheme)
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("url: no host in %q", raw)
+		return nil, fmt.Errorf("url: no host in %q", redact.URL(u))
 	}
 	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
 		return nil, fmt.Errorf("url: must not have credentials, query or fragment")
@@ -201,7 +204,7 @@ func (c *Config) UnmarshalCaddyfileOption(d *caddyfile.Dispenser) (bool, error) 
 		}
 		c.URL = d.Val()
 	case "timeout":
-		if err := durationArg(d, &c.Timeout); err != nil {
+		if err := positiveDurationArg(d, &c.Timeout); err != nil {
 			return true, err
 		}
 	case "max_response_size":
@@ -212,9 +215,14 @@ func (c *Config) UnmarshalCaddyfileOption(d *caddyfile.Dispenser) (bool, error) 
 		if err != nil || n > 1<<40 {
 			return true, d.Errf("max_response_size: invalid size %q", d.Val())
 		}
+		if n == 0 {
+			// 0 in JSON is the option left out: written here, it would
+			// mean the default silently.
+			return true, d.Errf("max_response_size: 0 is not a size (leave the option out for the default)")
+		}
 		c.MaxResponseSize = int64(n)
 	case "owner_retention":
-		if err := durationArg(d, &c.OwnerRetention); err != nil {
+		if err := positiveDurationArg(d, &c.OwnerRetention); err != nil {
 			return true, err
 		}
 	case "tenant_token":
@@ -267,6 +275,20 @@ func durationArg(d *caddyfile.Dispenser, dst *caddy.Duration) error {
 		return d.Errf("%s: %v", name, err)
 	}
 	*dst = caddy.Duration(dur)
+	return nil
+}
+
+// positiveDurationArg is durationArg refusing 0 and less: 0 in JSON is the
+// option left out (the default), so written here it would mean the
+// default silently.
+func positiveDurationArg(d *caddyfile.Dispenser, dst *caddy.Duration) error {
+	name := d.Val()
+	if err := durationArg(d, dst); err != nil {
+		return err
+	}
+	if *dst <= 0 {
+		return d.Errf("%s: not a positive duration (leave the option out for the default)", name)
+	}
 	return nil
 }
 

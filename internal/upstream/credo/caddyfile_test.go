@@ -52,6 +52,12 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{"bad timeout", `credo { timeout soon }`, "", "timeout"},
 		{"bad size", `credo { max_response_size lots }`, "", "max_response_size"},
 		{"bad retention", `credo { owner_retention forever }`, "", "owner_retention"},
+		// 0 in JSON is the option left out: written, it would have meant
+		// the default silently.
+		{"timeout 0", `credo { timeout 0 }`, "", "timeout: not a positive duration (leave the option out for the default)"},
+		{"negative timeout", `credo { timeout -5s }`, "", "timeout: not a positive duration"},
+		{"max_response_size 0", `credo { max_response_size 0 }`, "", "max_response_size: 0 is not a size"},
+		{"owner_retention 0", `credo { owner_retention 0s }`, "", "owner_retention: not a positive duration"},
 		{"tenant_token arity", "credo {\ntenant_token only-id\n}", "", "tenant_token: want <tenant id> <token>"},
 		{"tenant_token twice", "credo {\ntenant_token a x\ntenant_token a y\n}", "", "given twice"},
 		{"org_invitation_did arity", "credo {\norg_invitation_did org\n}", "", "org_invitation_did: want"},
