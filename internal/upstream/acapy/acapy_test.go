@@ -201,6 +201,8 @@ func TestUnsupported(t *testing.T) {
 	v1.ProtocolVersion = backend.ProtocolV1
 	names := indyRequest()
 	names.Indy.RequestedAttributes["attr2"] = backend.IndyAttribute{Names: []string{"a", "b"}}
+	issuerID := indyRequest()
+	issuerID.Indy.RequestedAttributes["attr2"] = backend.IndyAttribute{Name: "a", Restrictions: []map[string]string{{"issuer_id": "did:web:x"}}}
 	for _, tt := range []struct {
 		name  string
 		req   backend.OOBRequest
@@ -208,6 +210,8 @@ func TestUnsupported(t *testing.T) {
 	}{
 		{"present-proof 1.0", v1, "protocolVersion"},
 		{"names without restrictions", names, "proofFormats.indy.requested_attributes.attr2.restrictions"},
+		{"restriction key ACA-Py refuses", issuerID, "proofFormats.indy.requested_attributes.attr2.restrictions[0].issuer_id"},
+		{"filter keyword ACA-Py drops", peWithFilter(`{"type":"string","format":"date","formatMinimum":"2000-01-01","formatMaximum":"2010-01-01"}`), filterAt + ".formatMinimum"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			fake := openapitest.NewACAPy(t, openapitest.ACAPyOptions{})

@@ -22,6 +22,7 @@ type createRequest struct {
 type createInvitation struct {
 	Attachments  []attachmentDef `json:"attachments"`
 	MyLabel      string          `json:"my_label,omitempty"`
+	Goal         string          `json:"goal,omitempty"`
 	GoalCode     string          `json:"goal_code,omitempty"`
 	UsePublicDID bool            `json:"use_public_did,omitempty"`
 	UseDID       string          `json:"use_did,omitempty"`
@@ -46,7 +47,7 @@ func createWithEncodingJSON(req backend.OOBRequest, challenge, defID string) ([]
 	}
 	switch req.RequestType {
 	case backend.RequestPresentationExchange:
-		def, err := difDefinition(req.PresentationDefinition)
+		def, err := difDefinition(&req)
 		if err != nil {
 			return nil, err
 		}
@@ -71,6 +72,12 @@ func invitationWithEncodingJSON(b *Backend, org backend.Org, req backend.OOBRequ
 	inv := createInvitation{
 		Attachments: []attachmentDef{{ID: presExID, Type: "present-proof"}},
 		MyLabel:     req.Label, GoalCode: req.GoalCode,
+	}
+	if req.GoalCode != "" {
+		inv.Goal = req.Comment
+		if inv.Goal == "" {
+			inv.Goal = req.GoalCode
+		}
 	}
 	if req.ReuseConnection {
 		did := b.InvitationDID
