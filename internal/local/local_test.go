@@ -69,6 +69,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{name: "storage without module", input: "local {\n storage\n}", wantErr: "wrong argument count"},
 		{name: "unknown storage module", input: "local {\n storage nosuch\n}", wantErr: "caddy.storage.nosuch"},
 		{name: "clock_skew 0", input: "local {\n clock_skew 0\n}", wantErr: "clock_skew: 0 would mean the default"},
+		{name: "max_credentials 0", input: "local {\n max_credentials 0\n}", wantErr: "max_credentials: must be between 1 and 100"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -24,7 +24,7 @@ const Kind = "webhook"
 
 // Delivery policy of webhook messages: a receiver that is down is tried
 // again after about 2s, 4s, 8s, … up to hourly (each wait jittered into
-// its upper half), 16 times in all: about seven hours.
+// its upper half), 16 times in all: about four hours, at most five.
 const (
 	RetryBackoff = 2 * time.Second
 	MaxAttempts  = 16

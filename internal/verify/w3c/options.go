@@ -149,6 +149,10 @@ func (o *Options) UnmarshalDirective(d *caddyfile.Dispenser) error {
 			if perr != nil {
 				return d.Errf("max_credentials: %q is not a number", s)
 			}
+			if n < 1 {
+				// 0 is the option left out (JSON omits it): the default.
+				return d.Errf("max_credentials: must be between 1 and %d", MaxCredentialsLimit)
+			}
 			o.MaxCredentials = n
 		}
 	default:
