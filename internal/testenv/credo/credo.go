@@ -177,6 +177,30 @@ func Script() (string, error) {
 	return p, nil
 }
 
+// RunScript runs the script name of the holder directory (beside
+// holder.js) with node, against the holder install, and returns what it
+// printed on stdout. It skips t as Start does when the holder is not
+// installed.
+func RunScript(t testing.TB, name string) []byte {
+	t.Helper()
+	dir, node := installDir(t)
+	holder, err := Script()
+	if err != nil {
+		t.Fatalf("holder script: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join(filepath.Dir(holder), name))
+	cmd.Env = holderEnv(dir, t.TempDir())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", name, err, tail(stderr.String(), 8<<10))
+	}
+	return out
+}
+
 // Start runs a fresh holder for t and stops it when t ends. It skips t
 // when the holder is not installed (see the package doc) and fails it when
 // the holder does not come up within a minute.
