@@ -97,13 +97,51 @@ func acapyFilters(def map[string]any, req *backend.OOBRequest) error {
 				refused = append(refused, *u)
 			} else if err != nil {
 				return err
+			} else if sibling := typeSibling(field); sibling != nil {
+				fields = append(fields, sibling)
 			}
+		}
+		if cons != nil {
+			cons["fields"] = fields
 		}
 	}
 	if u := backend.Unsupported(refused); u != nil {
 		return u
 	}
 	return nil
+}
+
+// typeSibling is a field of the same path whose filter is field's type
+// (and format) alone, for a filter that has a check beside its type:
+// ACA-Py then checks only that check, never the value's JSON type ("25"
+// met {"type":"number","minimum":18}), but it checks the type of a filter
+// that has nothing else (check_filter_only_type_enforced). Every field
+// must be met, so the pair asks what the one filter asked. None for a
+// negated filter (its type is negated too), a field with a predicate
+// (ACA-Py answers those with a boolean), or a filter of its type alone.
+func typeSibling(field map[string]any) map[string]any {
+	m, _ := field["filter"].(map[string]any)
+	typ, ok := m["type"].(string)
+	if !ok || m["not"] != nil || field["predicate"] != nil {
+		return nil
+	}
+	checked := false
+	for k := range m {
+		_, bound := filterBounds[k]
+		checked = checked || bound || filterChecks[k]
+	}
+	if !checked {
+		return nil
+	}
+	filter := map[string]any{"type": typ}
+	if f, ok := m["format"]; ok {
+		filter["format"] = f
+	}
+	sibling := map[string]any{"path": field["path"], "filter": filter}
+	if o, ok := field["optional"]; ok {
+		sibling["optional"] = o
+	}
+	return sibling
 }
 
 // acapyFilter checks the filter f at path at, adapting it in place.

@@ -329,3 +329,56 @@ func TestInvitationGoal(t *testing.T) {
 		})
 	}
 }
+
+// TestTypeSiblings: a filter with a check beside its type gets a field of
+// the same path whose filter is its type alone (ACA-Py checks the value's
+// type only there), optional as the field is; a filter that is its type
+// alone, a negated one, or one without a type gets none.
+func TestTypeSiblings(t *testing.T) {
+	for _, tt := range []struct {
+		name, filter string
+		sibling      string // "": none
+	}{
+		{"number bound", `{"type":"number","minimum":18}`, `{"type":"number"}`},
+		{"date bound", `{"type":"string","format":"date","formatMinimum":"2000-01-01"}`, `{"format":"date","type":"string"}`},
+		{"pattern", `{"type":"string","pattern":"^A"}`, `{"type":"string"}`},
+		{"type alone", `{"type":"string"}`, ""},
+		{"type and format alone", `{"type":"string","format":"date"}`, ""},
+		{"negated", `{"not":{"type":"string","const":"x"}}`, ""},
+		{"const without type", `{"const":"x"}`, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			body, err := buildCreate(peWithFilter(tt.filter))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b struct {
+				PresentationRequest struct {
+					DIF struct {
+						Definition struct {
+							InputDescriptors []struct {
+								Constraints struct {
+									Fields []struct {
+										Path   []string        `json:"path"`
+										Filter json.RawMessage `json:"filter"`
+									} `json:"fields"`
+								} `json:"constraints"`
+							} `json:"input_descriptors"`
+						} `json:"presentation_definition"`
+					} `json:"dif"`
+				} `json:"presentation_request"`
+			}
+			if err := json.Unmarshal(body, &b); err != nil {
+				t.Fatal(err)
+			}
+			fields := b.PresentationRequest.DIF.Definition.InputDescriptors[0].Constraints.Fields
+			switch {
+			case tt.sibling == "" && len(fields) != 2:
+				t.Fatalf("%d fields, want the two given", len(fields))
+			case tt.sibling != "" && (len(fields) != 3 || !slices.Equal(fields[2].Path, []string{"$.credentialSubject.x"}) ||
+				canonical(t, string(fields[2].Filter)) != canonical(t, tt.sibling)):
+				t.Fatalf("fields %+v, want a third on $.credentialSubject.x with %s", fields, tt.sibling)
+			}
+		})
+	}
+}

@@ -188,7 +188,7 @@ func TestRealACAPyEnforcesDateBounds(t *testing.T) {
 	verifier := acapyenv.Shared(t)
 	issuer := acapyenv.Shared(t, acapyenv.ExtraArgs(acapyenv.IssuerArgs...))
 	holder := acapyenv.Shared(t, acapyenv.ExtraArgs(acapyenv.HolderArgs...))
-	h := acapyenv.IssueTestCredential(t, issuer, holder, map[string]any{"givenName": "Alice", "birthDate": "1990-01-01"})
+	h := acapyenv.IssueTestCredential(t, issuer, holder, map[string]any{"givenName": "Alice", "birthDate": "1990-01-01", "score": 25, "age": "25"})
 	b := realBackend(t, verifier, nil)
 	v, err := validate.New(validate.Options{})
 	if err != nil {
@@ -209,6 +209,9 @@ func TestRealACAPyEnforcesDateBounds(t *testing.T) {
 		// read it as 03:00 UTC.
 		{"issued after an instant with an offset", issued, `{"type":"string","format":"date-time","formatMinimum":"2024-01-01T03:00:00+05:00"}`, false, true},
 		{"issued before an instant with an offset", issued, `{"type":"string","format":"date-time","formatMaximum":"2024-01-01T03:00:00+05:00"}`, true, false},
+		// Beside a bound ACA-Py checks no type: the type's own field does.
+		{"a number over a bound", "$.credentialSubject.score", `{"type":"number","minimum":18}`, false, true},
+		{"a number written as a string", "$.credentialSubject.age", `{"type":"number","minimum":18}`, true, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel() // the exchanges are apart, and most of a refused one is waiting
