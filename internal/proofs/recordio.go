@@ -123,11 +123,50 @@ func (s *Service) updateWithin(ctx context.Context, recordID string, lockWait ti
 		return nil, err
 	}
 	if err := s.records.Put(ctx, id, s.sealedDoc(doc)); err != nil {
-		staged.Abort(ctx)
+		switch s.landed(ctx, u, doc) {
+		case writeLanded:
+			// The write reached the storage and only its answer failed
+			// (some storage modules time out on the reply): the record
+			// is in its new state, so the transition happened, and its
+			// notifications (the ack of an accept) go out with it.
+			staged.Commit()
+			return doc, nil
+		case writeLost:
+			staged.Abort(ctx)
+		default:
+			// Neither released nor withdrawn: held messages go out when
+			// their hold ends, and each is dropped then unless its record
+			// is in the state it is about (the ack deliverer's check for
+			// done, the webhook deliverer's state check).
+		}
 		return nil, err
 	}
 	staged.Commit()
 	return doc, nil
+}
+
+// What the storage holds after a write that reported a failure.
+const (
+	writeUnknown = iota // the storage cannot tell (the read failed too)
+	writeLanded         // the record as written
+	writeLost           // the record as it was
+)
+
+// landed tells whether doc, whose write reported a failure, is what the
+// storage holds of record u now: the write is ours when its state and
+// updatedAt are (the record's lock is held: no other writer could have
+// written it since).
+func (s *Service) landed(ctx context.Context, u uuid.UUID, doc *Doc) int {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	stored, err := s.load(rctx, u)
+	switch {
+	case err != nil:
+		return writeUnknown
+	case stored.Record.State == doc.Record.State && stored.Record.UpdatedAt == doc.Record.UpdatedAt:
+		return writeLanded
+	}
+	return writeLost
 }
 
 // lockRecord takes the locks every write of record id is made under: the
