@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"fmt"
 
 	"go.uber.org/zap"
 
@@ -23,28 +24,50 @@ type StateMemory interface {
 	Remember(ctx context.Context, id, state string) error
 }
 
-// stageChange stages the notifications of a change the gateway caused or
-// saw on a record of b: its creation (every backend: the gateway decides
-// when a request has succeeded), and, for backends that do not report
-// their own transitions (agents), the transitions it made or observed.
-// A failure to stage is logged: the change has happened at the backend
-// and the caller's request must not fail for it. Nil when there is
-// nothing to stage.
+// stageChange stages the notifications of a transition the gateway made
+// or saw on a record of a backend that does not report its own (agents;
+// a creation goes through stageCreation). A failure to stage is logged:
+// the change has happened at the backend and the caller's request must
+// not fail for it. Nil when there is nothing to stage.
 func (g *Gateway) stageChange(ctx context.Context, b backend.Backend, prev string, rec backend.ProofRecord) backend.Staged {
-	if g.Changes == nil || rec.ID == "" || rec.State == "" || rec.State == prev {
-		return nil
-	}
-	_, self := b.(backend.ChangeReporter)
-	if self && prev != "" {
-		return nil
-	}
-	st, err := g.Changes.Stage(ctx, backend.StateChange{ID: backend.ChangeID(rec.ID, rec.State), PreviousState: prev, Record: rec})
+	st, err := g.stage(ctx, b, prev, rec)
 	if err != nil {
 		// Nothing is remembered either: the next read finds the state
 		// stored before and reports the change again.
 		g.Logger.Error("queueing the notifications of a state change failed",
 			zap.String("proof_record_id", rec.ID), zap.String("state", rec.State), zap.Error(err))
 		return nil
+	}
+	return st
+}
+
+// stageCreation stages the notifications of a record the request is
+// creating. Unlike a transition, a creation has not happened for the
+// caller until it is answered, and it can still be undone: one whose
+// notifications cannot be queued fails (backend.ErrUnavailable, a 503),
+// so that the create is undone rather than answered with its event lost
+// (no later read reports a creation).
+func (g *Gateway) stageCreation(ctx context.Context, b backend.Backend, rec backend.ProofRecord) (backend.Staged, error) {
+	st, err := g.stage(ctx, b, "", rec)
+	if err != nil {
+		return nil, fmt.Errorf("%w: queueing the notifications of the new record: %w", backend.ErrUnavailable, err)
+	}
+	return st, nil
+}
+
+// stage is stageChange's work: the notifications staged, and the state
+// remembered once they are.
+func (g *Gateway) stage(ctx context.Context, b backend.Backend, prev string, rec backend.ProofRecord) (backend.Staged, error) {
+	if g.Changes == nil || rec.ID == "" || rec.State == "" || rec.State == prev {
+		return nil, nil
+	}
+	_, self := b.(backend.ChangeReporter)
+	if self && prev != "" {
+		return nil, nil
+	}
+	st, err := g.Changes.Stage(ctx, backend.StateChange{ID: backend.ChangeID(rec.ID, rec.State), PreviousState: prev, Record: rec})
+	if err != nil {
+		return nil, err
 	}
 	// Only now, with the notifications durable: remembered first, a crash
 	// before the staging would make the next read take the change as
@@ -54,7 +77,7 @@ func (g *Gateway) stageChange(ctx context.Context, b backend.Backend, prev strin
 	if !self && (prev != "" || rec.State != createdState) {
 		g.remember(ctx, rec)
 	}
-	return st
+	return st, nil
 }
 
 // reportChange stages and commits at once: for changes that already

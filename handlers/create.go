@@ -91,7 +91,11 @@ func (c *creation) one(ctx context.Context, to string) error {
 		}
 		last.mailID = id
 	}
-	last.staged = c.g.stageChange(ctx, c.b, "", res.ProofRecord)
+	staged, err := c.g.stageCreation(ctx, c.b, res.ProofRecord)
+	if err != nil {
+		return err
+	}
+	last.staged = staged
 	return nil
 }
 
