@@ -113,8 +113,11 @@ func (c *creation) commit() {
 // gone, so it does not use the request's context.
 func (c *creation) undo(r *http.Request) {
 	ctx := context.WithoutCancel(r.Context())
-	for i := len(c.done) - 1; i >= 0; i-- {
-		d := c.done[i]
+	// The held messages first, every one: discarding a record at an agent
+	// can take up to its timeout each, and a create that ran into its
+	// deadline has a minute left before the first recipient's held mail
+	// and webhook would go out anyway.
+	for _, d := range c.done {
 		if d.staged != nil {
 			d.staged.Abort(ctx)
 		}
@@ -123,6 +126,9 @@ func (c *creation) undo(r *http.Request) {
 				c.g.Logger.Error("cancelling the mail of a failed request", zap.String("mail_id", d.mailID), zap.Error(err))
 			}
 		}
+	}
+	for i := len(c.done) - 1; i >= 0; i-- {
+		d := c.done[i]
 		if d.shortID != "" {
 			if err := c.g.ShortURLs.Delete(ctx, d.shortID); err != nil {
 				c.g.Logger.Error("deleting the short URL of a failed request", zap.Error(err))
