@@ -23,8 +23,16 @@ func peWithFilter(filter string) backend.OOBRequest {
 	return req
 }
 
-// secondFilter is the filter of the second field in a create-request body.
-func secondFilter(t *testing.T, body []byte) string {
+// bodyField is a field of the first input descriptor of a create-request
+// body.
+type bodyField struct {
+	Path   []string        `json:"path"`
+	Filter json.RawMessage `json:"filter"`
+}
+
+// bodyFields are the fields of the first input descriptor of a
+// create-request body.
+func bodyFields(t *testing.T, body []byte) []bodyField {
 	t.Helper()
 	var b struct {
 		PresentationRequest struct {
@@ -32,9 +40,7 @@ func secondFilter(t *testing.T, body []byte) string {
 				Definition struct {
 					InputDescriptors []struct {
 						Constraints struct {
-							Fields []struct {
-								Filter json.RawMessage `json:"filter"`
-							} `json:"fields"`
+							Fields []bodyField `json:"fields"`
 						} `json:"constraints"`
 					} `json:"input_descriptors"`
 				} `json:"presentation_definition"`
@@ -44,7 +50,13 @@ func secondFilter(t *testing.T, body []byte) string {
 	if err := json.Unmarshal(body, &b); err != nil {
 		t.Fatalf("%s: %v", body, err)
 	}
-	return string(b.PresentationRequest.DIF.Definition.InputDescriptors[0].Constraints.Fields[1].Filter)
+	return b.PresentationRequest.DIF.Definition.InputDescriptors[0].Constraints.Fields
+}
+
+// secondFilter is the filter of the second field in a create-request body.
+func secondFilter(t *testing.T, body []byte) string {
+	t.Helper()
+	return string(bodyFields(t, body)[1].Filter)
 }
 
 // canonical re-encodes JSON with sorted keys.
@@ -352,26 +364,7 @@ func TestTypeSiblings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var b struct {
-				PresentationRequest struct {
-					DIF struct {
-						Definition struct {
-							InputDescriptors []struct {
-								Constraints struct {
-									Fields []struct {
-										Path   []string        `json:"path"`
-										Filter json.RawMessage `json:"filter"`
-									} `json:"fields"`
-								} `json:"constraints"`
-							} `json:"input_descriptors"`
-						} `json:"presentation_definition"`
-					} `json:"dif"`
-				} `json:"presentation_request"`
-			}
-			if err := json.Unmarshal(body, &b); err != nil {
-				t.Fatal(err)
-			}
-			fields := b.PresentationRequest.DIF.Definition.InputDescriptors[0].Constraints.Fields
+			fields := bodyFields(t, body)
 			switch {
 			case tt.sibling == "" && len(fields) != 2:
 				t.Fatalf("%d fields, want the two given", len(fields))
