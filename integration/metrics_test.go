@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"regexp"
@@ -136,22 +135,7 @@ func TestAgentSeriesAcrossReload(t *testing.T) {
 // (its endpoint chose it), not as answered before a backend (none); a
 // message refused unread is a rejected DIDComm message.
 func TestDIDCommCountedUnderItsBackend(t *testing.T) {
-	tester := newTester(t)
-	tester.InitServer(globalOptions(t.TempDir())+`
-`+base+` {
-	proofgate {
-		backend verifier local {
-			public_url `+base+`
-			allow_private_endpoints
-		}
-		auth {
-			api_key `+keyA+` org `+orgA+`
-		}
-	}
-}
-`, "caddyfile")
-	settle(t)
-	unloadAtEnd(t)
+	startSite(t, "\t\tbackend verifier local {\n\t\t\tpublic_url "+base+"\n\t\t\tallow_private_endpoints\n\t\t}\n\t\tauth {\n\t\t\tapi_key "+keyA+" org "+orgA+"\n\t\t}")
 
 	// A message refused before it is read counts as a rejected message.
 	rejected := `caddy_proofgate_didcomm_messages_total{direction="in",outcome="rejected",type="other"}`
@@ -174,16 +158,7 @@ func TestDIDCommCountedUnderItsBackend(t *testing.T) {
 	data := r.json(t)["data"].(map[string]any)
 	w := wallet.NewT(t, wallet.Options{})
 	inv := w.ReadInvitation(data["invitationUrl"].(string))
-	h := w.Holder()
-	cred, err := h.Issue(context.Background(), wallet.CredentialOptions{Subject: map[string]any{"license": "B"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	vp, err := h.SignedVP(context.Background(), inv, wallet.PresentationOptions{}, wallet.Submitted{DescriptorID: "citizenship", Credential: cred})
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := w.Present(inv, vp, false)
+	env := w.Present(inv, signedVP(t, w, inv), false)
 	if d := do(t, http.MethodPost, "/didcomm", string(env), "Content-Type: application/didcomm-envelope-enc"); d.status != http.StatusAccepted {
 		t.Fatalf("presentation: %d %s", d.status, d.body)
 	}
