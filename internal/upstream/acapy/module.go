@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -52,11 +53,16 @@ type Backend struct {
 	// OrgInvitationDIDs overrides InvitationDID per org id.
 	OrgInvitationDIDs map[string]string `json:"org_invitation_dids,omitempty"`
 
-	client  *agent.Client
-	tokens  *agent.Tokens
-	owners  *agent.Ownership
-	checks  *agent.Checks
-	storage certmagic.Storage // tests set it; else Caddy's storage
+	client *agent.Client
+	tokens *agent.Tokens
+	owners *agent.Ownership
+	checks *agent.Checks
+	// orphans are the requests proofgate made and could not delete again
+	// (orphans.go).
+	orphans *agent.Orphans
+	// orphanSweep overrides agent.DefaultOrphanSweep (tests).
+	orphanSweep time.Duration
+	storage     certmagic.Storage // tests set it; else Caddy's storage
 	// notReady holds the records an accept found not yet
 	// presentation-received (AcceptPresentation).
 	notReady *ttlcache.Cache[struct{}]
@@ -93,6 +99,11 @@ func (b *Backend) Provision(ctx caddy.Context) error {
 	b.notReady = ttlcache.New[struct{}](notReadySize, notReadyTTL, 0)
 	b.keyHeader = http.Header{}
 	b.authorize(b.keyHeader)
+	if err := agent.RegisterMetrics(ctx.GetMetricsRegistry()); err != nil {
+		return fmt.Errorf("registering metrics: %v", err)
+	}
+	b.orphans = agent.NewOrphans(b.storage, agent.AgentID("acapy", b.Base()), ctx.Logger())
+	b.startOrphanSweeps()
 	return nil
 }
 
@@ -160,6 +171,9 @@ func (b *Backend) ValidateTenant(tenant string) error {
 // Cleanup stops the org checks and closes idle connections to the agent.
 func (b *Backend) Cleanup() error {
 	b.checks.Stop()
+	if b.orphans != nil {
+		b.orphans.Stop()
+	}
 	return b.Config.Cleanup()
 }
 

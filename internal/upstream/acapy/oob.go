@@ -3,6 +3,7 @@ package acapy
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -121,6 +122,10 @@ func (b *Backend) discard(org backend.Org, id string) {
 	if err != nil {
 		b.client.Logger().Error("could not delete a presentation request left without invitation",
 			zap.String("pres_ex_id", id), zap.String("org", org.ID), zap.Error(err))
+		// Looked at again, and deleted, by the orphan sweeps.
+		if b.orphans != nil {
+			b.orphans.RecordRecord(org, id, "not deleted", time.Now())
+		}
 	}
 }
 

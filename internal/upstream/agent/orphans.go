@@ -103,17 +103,26 @@ func NewOrphans(storage certmagic.Storage, agent string, logger *zap.Logger) *Or
 // be what ran out). It never fails the caller: the create has failed
 // already; a storage failure is logged with everything an operator needs.
 func (o *Orphans) Record(org backend.Org, threadID, reason string, since time.Time) {
-	doc := Orphan{
-		Agent: o.agent, OrgID: org.ID, Tenant: org.Tenant, ThreadID: threadID, Reason: reason,
-		Since: since.UTC().Format(backend.TimeFormat), Until: time.Now().UTC().Format(backend.TimeFormat),
-	}
-	name := threadID
+	o.record(Orphan{OrgID: org.ID, Tenant: org.Tenant, ThreadID: threadID, Reason: reason}, threadID, since)
+}
+
+// RecordRecord remembers an orphan known by its record id at the agent
+// (a request proofgate made and could not delete again), as Record does.
+func (o *Orphans) RecordRecord(org backend.Org, proofRecordID, reason string, since time.Time) {
+	o.record(Orphan{OrgID: org.ID, Tenant: org.Tenant, ProofRecordID: proofRecordID, Reason: reason}, proofRecordID, since)
+}
+
+// record stores doc under name (a fresh one when name cannot name a
+// document).
+func (o *Orphans) record(doc Orphan, name string, since time.Time) {
+	doc.Agent = o.agent
+	doc.Since, doc.Until = since.UTC().Format(backend.TimeFormat), time.Now().UTC().Format(backend.TimeFormat)
 	if name == "" || !validDocName(name) {
 		name = uuid.NewString()
 	}
 	fields := []zap.Field{
-		zap.String("agent", o.agent), zap.String("org", org.ID), zap.String("tenant", org.Tenant),
-		zap.String("thread_id", threadID), zap.String("reason", reason),
+		zap.String("agent", o.agent), zap.String("org", doc.OrgID), zap.String("tenant", doc.Tenant),
+		zap.String("thread_id", doc.ThreadID), zap.String("proof_record_id", doc.ProofRecordID), zap.String("reason", doc.Reason),
 		zap.String("since", doc.Since), zap.String("until", doc.Until),
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -200,19 +209,21 @@ func (o *Orphans) Sweep(ctx context.Context, resolve Resolve) ([]Orphan, error) 
 	}
 	setOrphans(o.agent, len(left))
 	if len(left) > 0 {
-		var threads, windows []string
+		var threads, records, windows []string
 		for _, d := range left {
 			switch {
-			case len(threads)+len(windows) >= maxListedOrphans:
+			case len(threads)+len(records)+len(windows) >= maxListedOrphans:
 			case d.ThreadID != "":
 				threads = append(threads, d.ThreadID)
+			case d.ProofRecordID != "":
+				records = append(records, d.ProofRecordID)
 			default:
 				windows = append(windows, d.OrgID+" "+d.Since+"/"+d.Until)
 			}
 		}
-		o.logger.Warn("orphaned proof requests at the agent: no client has their invitation and the agent offers no way to delete them",
+		o.logger.Warn("orphaned proof requests at the agent: no client has their invitation, and they could not be removed",
 			zap.String("agent", o.agent), zap.Int("count", len(left)),
-			zap.Strings("thread_ids", threads), zap.Strings("unknown_thread_windows", windows),
+			zap.Strings("thread_ids", threads), zap.Strings("proof_record_ids", records), zap.Strings("unknown_thread_windows", windows),
 			zap.String("storage", "proofgate/"+OrphanNamespace+"/"))
 	}
 	return left, nil
