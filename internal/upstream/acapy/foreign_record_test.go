@@ -2,7 +2,6 @@ package acapy
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"testing"
@@ -15,36 +14,6 @@ import (
 // buggy or compromised agent, or a proxy replaying a cached answer) are
 // bad agent answers: never returned, remembered, deleted or counted as
 // the record asked about.
-
-// recordJSON returns the agent's record id (of wallet ""), as the agent
-// answers it, changed by edit.
-func recordJSON(t *testing.T, fake *openapitest.ACAPy, id string, edit func(map[string]any)) string {
-	t.Helper()
-	for _, r := range fake.Records("") {
-		if r["pres_ex_id"] == id {
-			if edit != nil {
-				edit(r)
-			}
-			b, err := json.Marshal(r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return string(b)
-		}
-	}
-	t.Fatalf("the agent holds no record %s", id)
-	return ""
-}
-
-// badAnswer fails the test unless err is the error of an answer proofgate
-// could not use (a 502).
-func badAnswer(t *testing.T, what string, err error) {
-	t.Helper()
-	var ue *backend.UpstreamError
-	if !errors.As(err, &ue) || ue.Status != http.StatusOK {
-		t.Fatalf("%s: %v; want the bad agent answer error", what, err)
-	}
-}
 
 // TestCreateRefusesAnotherOrgsRecord: ACA-Py's create-request answer
 // names the pres_ex_id. When it names a record proofgate remembers for
@@ -85,7 +54,7 @@ func TestCreateRefusesAnotherOrgsRecord(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fake.Inject(openapitest.ACAPyCreateRequest, openapitest.Fault{Status: http.StatusOK, Body: recordJSON(t, fake, resB.ProofRecord.ID, tc.edit)})
+			fake.Inject(openapitest.ACAPyCreateRequest, openapitest.Fault{Status: http.StatusOK, Body: openapitest.RecordAnswer(t, fake.Records(""), "pres_ex_id", resB.ProofRecord.ID, tc.edit)})
 			if tc.invitationFails {
 				fake.Inject(openapitest.ACAPyCreateInvitation, openapitest.Fault{Status: http.StatusInternalServerError, Body: "500: x", ContentType: "text/plain"})
 			}
@@ -94,7 +63,7 @@ func TestCreateRefusesAnotherOrgsRecord(t *testing.T) {
 				t.Fatalf("the create was answered with org B's record %s and accepted as %s", resB.ProofRecord.ID, res.ProofRecord.ID)
 			}
 			if tc.wantBad {
-				badAnswer(t, "create", err)
+				openapitest.RequireBadAnswer(t, "create", err)
 			}
 			if n := len(fake.Records("")); n != 1 {
 				t.Errorf("org B's record was deleted at the agent (%d records left)", n)
@@ -149,7 +118,7 @@ func TestAcceptRefusesAnswerAboutAnotherRecord(t *testing.T) {
 			if tc.op == openapitest.ACAPyGetRecord {
 				state = "abandoned" // a conflict, were it taken for r1's
 			}
-			other := recordJSON(t, fake, r2.ProofRecord.ID, func(r map[string]any) { r["state"], r["verified"] = state, "true" })
+			other := openapitest.RecordAnswer(t, fake.Records(""), "pres_ex_id", r2.ProofRecord.ID, func(r map[string]any) { r["state"], r["verified"] = state, "true" })
 			fake.Inject(tc.op, openapitest.Fault{Status: http.StatusOK, Body: other})
 			rec, err := b.AcceptPresentation(ctx, org, r1.ProofRecord.ID)
 			var conflict *backend.ConflictError
@@ -160,7 +129,7 @@ func TestAcceptRefusesAnswerAboutAnotherRecord(t *testing.T) {
 				t.Fatalf("accept of %s answered with record %s (org %s)", r1.ProofRecord.ID, rec.ID, rec.OrgID)
 			}
 			if tc.op == openapitest.ACAPyVerify || tc.polled {
-				badAnswer(t, "accept", err)
+				openapitest.RequireBadAnswer(t, "accept", err)
 			}
 		})
 	}
@@ -182,7 +151,7 @@ func TestRecordOrgInReadsTheAnswer(t *testing.T) {
 	if err := b.owners.Forget(ctx, held); err != nil { // as if made on the agent directly
 		t.Fatal(err)
 	}
-	other := recordJSON(t, fake, held, nil)
+	other := openapitest.RecordAnswer(t, fake.Records(""), "pres_ex_id", held, nil)
 	const unknown = "5c0b6a52-3c59-4b0e-8d0a-0e8b2f3b7f21"
 	for _, tc := range []struct {
 		name    string
@@ -205,7 +174,7 @@ func TestRecordOrgInReadsTheAnswer(t *testing.T) {
 				t.Fatalf("RecordOrgIn = %v, %v; want %v", got, err, tc.want)
 			}
 			if tc.wantBad {
-				badAnswer(t, "RecordOrgIn", err)
+				openapitest.RequireBadAnswer(t, "RecordOrgIn", err)
 			} else if err != nil {
 				t.Fatal(err)
 			}

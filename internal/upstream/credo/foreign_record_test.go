@@ -2,7 +2,6 @@ package credo
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"testing"
@@ -15,34 +14,6 @@ import (
 // buggy agent, or a proxy or cache in front of it answering from another
 // request) are bad agent answers: never returned, remembered or counted
 // as the record asked about.
-
-// recordJSON returns the agent's record id (of tenant ""), as the agent
-// answers it, with state set.
-func recordJSON(t *testing.T, fake *openapitest.Credo, id, state string) string {
-	t.Helper()
-	for _, r := range fake.Records("") {
-		if r["id"] == id {
-			r["state"] = state
-			b, err := json.Marshal(r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return string(b)
-		}
-	}
-	t.Fatalf("the agent holds no record %s", id)
-	return ""
-}
-
-// badAnswer fails the test unless err is the error of an answer proofgate
-// could not use (a 502).
-func badAnswer(t *testing.T, what string, err error) {
-	t.Helper()
-	var ue *backend.UpstreamError
-	if !errors.As(err, &ue) || ue.Status != http.StatusOK {
-		t.Fatalf("%s: %v; want the bad agent answer error", what, err)
-	}
-}
 
 // TestAcceptRefusesAnswerAboutAnotherRecord: an accept answered with
 // another record is not returned as the accepted one, and a refused
@@ -72,7 +43,8 @@ func TestAcceptRefusesAnswerAboutAnotherRecord(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			other := recordJSON(t, fake, fake.AddRecord(""), backend.StateDone) // made on the agent directly
+			made := fake.AddRecord("") // on the agent directly
+			other := openapitest.RecordAnswer(t, fake.Records(""), "id", made, func(r map[string]any) { r["state"] = backend.StateDone })
 			for op, f := range tc.faults {
 				if f.Body == "" {
 					f.Body = other
@@ -88,7 +60,7 @@ func TestAcceptRefusesAnswerAboutAnotherRecord(t *testing.T) {
 				t.Fatalf("accept of %s answered with record %s (org %s)", res.ProofRecord.ID, rec.ID, rec.OrgID)
 			}
 			if tc.faults["AcceptPresentation"].Status == http.StatusOK {
-				badAnswer(t, "accept", err)
+				openapitest.RequireBadAnswer(t, "accept", err)
 			}
 		})
 	}
@@ -119,7 +91,7 @@ func TestCreateRefusesAnotherOrgsRecord(t *testing.T) {
 			if err == nil {
 				t.Fatalf("the create was answered with org B's record %s and accepted as %s", resB.ProofRecord.ID, res.ProofRecord.ID)
 			}
-			badAnswer(t, "create", err)
+			openapitest.RequireBadAnswer(t, "create", err)
 			if org, err := b.RecordOrg(ctx, resB.ProofRecord.ID); err != nil || org != orgB.ID {
 				t.Fatalf("owner of org B's record is now %q (%v), want %q", org, err, orgB.ID)
 			}
@@ -136,7 +108,8 @@ func TestRecordOrgInReadsTheAnswer(t *testing.T) {
 	ctx := context.Background()
 	org := backend.Org{ID: "org-a"}
 	held := fake.AddRecord("")
-	other := recordJSON(t, fake, fake.AddRecord(""), "request-sent")
+	made := fake.AddRecord("")
+	other := openapitest.RecordAnswer(t, fake.Records(""), "id", made, func(r map[string]any) { r["state"] = "request-sent" })
 	const unknown = "5c0b6a52-3c59-4b0e-8d0a-0e8b2f3b7f21"
 	for _, tc := range []struct {
 		name    string
@@ -160,7 +133,7 @@ func TestRecordOrgInReadsTheAnswer(t *testing.T) {
 				t.Fatalf("RecordOrgIn = %v, %v; want %v", got, err, tc.want)
 			}
 			if tc.wantBad {
-				badAnswer(t, "RecordOrgIn", err)
+				openapitest.RequireBadAnswer(t, "RecordOrgIn", err)
 			} else if err != nil {
 				t.Fatal(err)
 			}
