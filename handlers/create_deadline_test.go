@@ -18,9 +18,21 @@ import (
 	"github.com/proofgate/proofgate/internal/validate"
 )
 
+// noRecords is the part of a test backend that holds no record to accept
+// or own.
+type noRecords struct{}
+
+func (noRecords) AcceptPresentation(context.Context, backend.Org, string) (backend.ProofRecord, error) {
+	return backend.ProofRecord{}, backend.ErrNotFound
+}
+func (noRecords) RecordOrg(context.Context, string) (string, error) {
+	return "", backend.ErrNotFound
+}
+
 // slowAfterFirst makes its first proof request at once and waits for the
 // request's end on every later one (an agent at its timeout, many times).
 type slowAfterFirst struct {
+	noRecords
 	mu        sync.Mutex
 	made      int
 	discarded []string
@@ -37,12 +49,6 @@ func (s *slowAfterFirst) SendOutOfBandRequest(ctx context.Context, _ backend.Org
 	}
 	id := "0f8fad5b-d9cb-469f-a165-70867728950f"
 	return backend.OOBResult{ProofRecord: backend.ProofRecord{ID: id, ThreadID: id, State: backend.StateRequestSent}, InvitationURL: "https://verifier.example.com/?oob=x"}, nil
-}
-func (s *slowAfterFirst) AcceptPresentation(context.Context, backend.Org, string) (backend.ProofRecord, error) {
-	return backend.ProofRecord{}, backend.ErrNotFound
-}
-func (s *slowAfterFirst) RecordOrg(context.Context, string) (string, error) {
-	return "", backend.ErrNotFound
 }
 func (s *slowAfterFirst) DiscardRecord(_ context.Context, _ backend.Org, id string) error {
 	s.mu.Lock()

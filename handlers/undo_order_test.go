@@ -31,6 +31,7 @@ func (s *steps) add(step string) {
 // failsThird makes two proof requests and fails the third; it logs its
 // discards.
 type failsThird struct {
+	noRecords
 	steps *steps
 	made  int
 }
@@ -42,12 +43,6 @@ func (f *failsThird) SendOutOfBandRequest(context.Context, backend.Org, backend.
 	}
 	id := fmt.Sprintf("0f8fad5b-d9cb-469f-a165-70867728950%d", f.made)
 	return backend.OOBResult{ProofRecord: backend.ProofRecord{ID: id, ThreadID: id, State: backend.StateRequestSent}, InvitationURL: "https://verifier.example.com/?oob=x"}, nil
-}
-func (f *failsThird) AcceptPresentation(context.Context, backend.Org, string) (backend.ProofRecord, error) {
-	return backend.ProofRecord{}, backend.ErrNotFound
-}
-func (f *failsThird) RecordOrg(context.Context, string) (string, error) {
-	return "", backend.ErrNotFound
 }
 func (f *failsThird) DiscardRecord(_ context.Context, _ backend.Org, id string) error {
 	f.steps.add("discard " + id[len(id)-1:])
