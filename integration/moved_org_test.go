@@ -41,9 +41,25 @@ func TestMovedOrgKeepsItsTenantsRecords(t *testing.T) {
 // them, and every agent backend shares what is remembered.
 func TestMovedOrgKeepsItsAgentsRecords(t *testing.T) {
 	first := openapitest.NewCredo(t, openapitest.CredoOptions{})
-	second := openapitest.NewCredo(t, openapitest.CredoOptions{})
-	dir := t.TempDir()
-	config := func(orgARoute string) string {
+	config := twoCredoAgents(t.TempDir(), first, openapitest.NewCredo(t, openapitest.CredoOptions{}), openapitest.CredoDedicatedToken, "second")
+	acceptAfterMove(t, config, `org `+orgA+` first`, `org `+orgA+` second`, func(id string) { first.SetState("", id, "presentation-received") })
+}
+
+// An org moved from an agent's base wallet to a tenant of another agent
+// still reads and accepts the records it made on the first: asked of
+// that agent's base wallet, not of the tenant it is routed to now.
+func TestMovedOrgFromBaseWalletToTenant(t *testing.T) {
+	first := openapitest.NewCredo(t, openapitest.CredoOptions{})
+	second := openapitest.NewCredo(t, openapitest.CredoOptions{Tenants: []string{"tenant-b"}})
+	config := twoCredoAgents(t.TempDir(), first, second, openapitest.CredoRootToken, "first")
+	acceptAfterMove(t, config, `org `+orgA+` first`, `org `+orgA+` second tenant tenant-b`, func(id string) { first.SetState("", id, "presentation-received") })
+}
+
+// twoCredoAgents is the config of two credo backends, first and second
+// (second's token secondToken), with def the default backend, orgA routed
+// by the route the returned function is given; storage in dir.
+func twoCredoAgents(dir string, first, second *openapitest.Credo, secondToken, def string) func(route string) string {
+	return func(orgARoute string) string {
 		return globalOptions(dir) + `
 ` + base + ` {
 	proofgate {
@@ -51,10 +67,10 @@ func TestMovedOrgKeepsItsAgentsRecords(t *testing.T) {
 			token ` + openapitest.CredoDedicatedToken + `
 		}
 		backend second credo ` + second.URL + ` {
-			token ` + openapitest.CredoDedicatedToken + `
+			token ` + secondToken + `
 		}
 		` + orgARoute + `
-		default_backend second
+		default_backend ` + def + `
 		public_url ` + base + `
 		auth {
 			api_key ` + keyA + ` org ` + orgA + `
@@ -63,7 +79,6 @@ func TestMovedOrgKeepsItsAgentsRecords(t *testing.T) {
 }
 `
 	}
-	acceptAfterMove(t, config, `org `+orgA+` first`, `org `+orgA+` second`, func(id string) { first.SetState("", id, "presentation-received") })
 }
 
 // acceptAfterMove creates a record of orgA with the config routing it by
