@@ -309,5 +309,3 @@ func key(parent, k string) string { return backend.Key(parent, k) }
 
 // index extends a field path with an array index.
 func index(parent string, i int) string { return backend.Index(parent, i) }
-
-func plainKey(k string) bool { return backend.PlainKey(k) }

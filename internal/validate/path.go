@@ -1,6 +1,10 @@
 package validate
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/proofgate/proofgate/internal/backend"
+)
 
 // pathNode is a field path kept as a chain and formatted only when a
 // problem is reported, so decoding and checking a valid body builds no
@@ -10,7 +14,7 @@ type pathNode struct {
 	key    string
 	idx    int
 	isIdx  bool
-	// plain caches plainKey(key) once asked (0: not yet, 1: plain, 2: to
+	// plain caches backend.PlainKey(key) once asked (0: not yet, 1: plain, 2: to
 	// be quoted): the path is formatted for each problem under it, and
 	// its key may be long.
 	plain uint8
@@ -43,7 +47,7 @@ func (p *pathNode) appendTo(b []byte, start int) []byte {
 		b = append(b, '[')
 		b = strconv.AppendInt(b, int64(p.idx), 10)
 		return append(b, ']')
-	case !plainKey(p.key):
+	case !backend.PlainKey(p.key):
 		b = append(b, '[')
 		b = strconv.AppendQuote(b, p.key)
 		return append(b, ']')
@@ -59,11 +63,11 @@ func (p *pathNode) child(k string) pathNode { return pathNode{parent: p, key: k}
 // elem is the path of element i of the array at p.
 func (p *pathNode) elem(i int) pathNode { return pathNode{parent: p, idx: i, isIdx: true} }
 
-// isPlain is plainKey(p.key), cached.
+// isPlain is backend.PlainKey(p.key), cached.
 func (p *pathNode) isPlain() bool {
 	if p.plain == 0 {
 		p.plain = 2
-		if plainKey(p.key) {
+		if backend.PlainKey(p.key) {
 			p.plain = 1
 		}
 	}
