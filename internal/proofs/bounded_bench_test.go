@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/proofgate/proofgate/internal/pexcheck"
 	"github.com/proofgate/proofgate/internal/testenv/wallet"
 )
 
@@ -53,7 +54,7 @@ func BenchmarkCheckSubmission(b *testing.B) {
 	pres := []byte(`{"presentation_submission":{"definition_id":"d","descriptor_map":[{"id":"x","format":"ldp_vc","path":"$.verifiableCredential[0]"},{"id":"y","format":"ldp_vc","path":"$.verifiableCredential[0]"}]},"verifiableCredential":[{"@context":["https://www.w3.org/2018/credentials/v1"],"id":"v","type":["VerifiableCredential"],"credentialSubject":{"id":"s","account":[{"active":true,"n":3,"route":"abc"}]}}],"proof":{"challenge":"c","domain":"v.example"}}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		if p := checkSubmission(fuzzDefinition, pres, "c", "v.example"); len(p) != 0 {
+		if p := pexcheck.Check(fuzzDefinition, pres, "c", "v.example"); len(p) != 0 {
 			b.Fatal(p)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/jsonlimit"
+	"github.com/proofgate/proofgate/internal/pexcheck"
 )
 
 // Presentation attachment formats (RFC 0454 registry) and the present-proof
@@ -59,7 +61,7 @@ func checkPresentation(doc *Doc, msg *inboundMessage) (checked, []string) {
 			return c, []string{problem}
 		}
 		c.Format, c.Payload = format, data
-		return c, checkSubmission(req, data, doc.Nonce, doc.Domain)
+		return c, pexcheck.Check(req, data, doc.Nonce, doc.Domain)
 	case backend.RequestIndy:
 		data, format, problem := presentationPayload(msg, doc.Record.ProtocolVersion, FormatIndyProof, FormatAnonCredsProof)
 		if problem != "" {
@@ -127,7 +129,7 @@ func presentationPayload(msg *inboundMessage, protocolVersion string, formats ..
 	if err != nil {
 		return nil, "", fmt.Sprintf("attachment %q: %v", att.ID, err)
 	}
-	if problem := documentProblem(data); problem != "" {
+	if problem := jsonlimit.Problem(data); problem != "" {
 		return nil, "", fmt.Sprintf("attachment %q: the presentation %s", att.ID, problem)
 	}
 	return data, format, ""

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+
+	"github.com/proofgate/proofgate/internal/jsonlimit"
+	"github.com/proofgate/proofgate/internal/pexcheck"
 )
 
 // fuzzDefinition is a request whose definition uses what the cost bound
@@ -38,12 +41,12 @@ func FuzzCheckPresentation(f *testing.F) {
 		if len(payload) > fuzzMaxInput {
 			t.Skip()
 		}
-		if problem := documentProblem(payload); problem != "" {
+		if problem := jsonlimit.Problem(payload); problem != "" {
 			return // refused before decoding (presentationPayload)
 		}
 		bytes, objects := growth(func() {
 			if pe {
-				_ = checkSubmission(fuzzDefinition, payload, "c", "v.example")
+				_ = pexcheck.Check(fuzzDefinition, payload, "c", "v.example")
 			} else {
 				_ = checkIndyProof(fuzzProofRequest, payload)
 			}
@@ -78,7 +81,7 @@ func FuzzCheckMessage(f *testing.F) {
 	f.Add([]byte(`{"formats":[{"attach_id":"a","format":"hlindy/proof@v2.0"}],"presentations~attach":[{"@id":"a","data":{"base64":"eyJwcm9vZiI6e30sInJlcXVlc3RlZF9wcm9vZiI6e319"}}]}`), false)
 	f.Add([]byte(`{"formats":[{"attach_id":"a","format":"dif/presentation-exchange/submission@v1.0"}],"presentations~attach":[{"@id":"a","data":{"json":"eyJhbGciOiJFZERTQSJ9.e30.c2ln"}}]}`), true)
 	f.Fuzz(func(t *testing.T, plaintext []byte, pe bool) {
-		if len(plaintext) > fuzzMaxInput || documentProblem(plaintext) != "" {
+		if len(plaintext) > fuzzMaxInput || jsonlimit.Problem(plaintext) != "" {
 			return // Receive refuses it before decoding
 		}
 		var msg inboundMessage

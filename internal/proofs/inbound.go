@@ -8,12 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/didcomm"
+	"github.com/proofgate/proofgate/internal/jsonlimit"
 	"github.com/proofgate/proofgate/internal/keyseal"
 	"github.com/proofgate/proofgate/internal/metrics"
+	"github.com/proofgate/proofgate/internal/textcut"
 )
 
 // Inbound limits.
@@ -103,7 +104,7 @@ func (a *Agent) Receive(ctx context.Context, envelope []byte) (Received, error) 
 	}
 
 	// Measured before it is decoded: the sender chose its shape.
-	if problem := documentProblem(un.Message); problem != "" {
+	if problem := jsonlimit.Problem(un.Message); problem != "" {
 		return Received{}, fmt.Errorf("%w: the message %s", ErrMalformed, problem)
 	}
 	var msg inboundMessage
@@ -371,16 +372,5 @@ func problemText(msg *inboundMessage) string {
 	if text == "" {
 		text = "problem report without a description"
 	}
-	return truncate("problem report from the prover: "+text, maxErrorMessage)
-}
-
-// truncate cuts s to at most n bytes on a UTF-8 boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	return textcut.Prefix("problem report from the prover: "+text, maxErrorMessage)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/proofgate/proofgate/internal/jsonlimit"
+	"github.com/proofgate/proofgate/internal/pexcheck"
 )
 
 // Bounds on the work a prover's message may cost (SECURITY.md, "Bounded
@@ -20,14 +21,14 @@ const (
 	// before anything is decoded.
 	MaxMessageDepth  = jsonlimit.MaxDepth
 	MaxMessageValues = jsonlimit.MaxValues
-	// MaxDescriptorMap caps presentation_submission.descriptor_map.
-	MaxDescriptorMap = 64
-	// MaxPathVisits is the JSONPath budget (node visits) of all the
-	// field paths of one presentation; MaxPathResults caps the values one
-	// path selects; PathTimeout bounds their evaluation in time.
-	MaxPathVisits  = 200_000
-	MaxPathResults = 1_000
-	PathTimeout    = 2 * time.Second
+	// MaxDescriptorMap, MaxPathVisits, MaxPathResults, PathTimeout and
+	// MaxFilterWork bound the Presentation Exchange check of one
+	// presentation; they are internal/pexcheck's, named here too.
+	MaxDescriptorMap = pexcheck.MaxDescriptorMap
+	MaxPathVisits    = pexcheck.MaxPathVisits
+	MaxPathResults   = pexcheck.MaxPathResults
+	PathTimeout      = pexcheck.PathTimeout
+	MaxFilterWork    = pexcheck.MaxFilterWork
 	// AdmitWait is how long a presentation waits for a checking slot
 	// before it is refused with ErrBusy (HTTP 503, Retry-After).
 	AdmitWait = time.Second
@@ -69,20 +70,5 @@ func admit(ctx context.Context) (release func(), err error) {
 		return nil, ErrBusy
 	case <-ctx.Done():
 		return nil, ErrBusy
-	}
-}
-
-// documentProblem measures JSON text from a prover; "" when it is within
-// the limits, else the problem ("nests deeper than 64 levels", ...).
-func documentProblem(b []byte) string {
-	err := jsonlimit.Check(b, MaxMessageDepth, MaxMessageValues)
-	var le *jsonlimit.LimitError
-	switch {
-	case err == nil:
-		return ""
-	case errors.As(err, &le):
-		return le.Error()
-	default:
-		return "is not valid JSON"
 	}
 }

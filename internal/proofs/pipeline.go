@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/textcut"
 	"github.com/proofgate/proofgate/internal/verify"
 )
 
@@ -101,7 +102,7 @@ func (j Judgement) Failed() bool {
 // is missing, or the verdict's coarse reason and detail.
 func (j Judgement) ErrorMessage() string {
 	if len(j.Problems) > 0 {
-		return truncate("the presentation does not answer the request: "+strings.Join(j.Problems, "; "), maxErrorMessage)
+		return textcut.Prefix("the presentation does not answer the request: "+strings.Join(j.Problems, "; "), maxErrorMessage)
 	}
 	if j.Verdict == nil {
 		return ""
@@ -110,7 +111,7 @@ func (j Judgement) ErrorMessage() string {
 	if j.Verdict.Detail != "" {
 		msg += " (" + j.Verdict.Detail + ")"
 	}
-	return truncate(msg, maxErrorMessage)
+	return textcut.Prefix(msg, maxErrorMessage)
 }
 
 // ProverExplanation is what the problem report tells the prover: what
@@ -127,7 +128,7 @@ func (j Judgement) reason() string {
 	if j.Verdict.Reason == "" {
 		return verify.ReasonMalformed
 	}
-	return truncate(j.Verdict.Reason, 64)
+	return textcut.Prefix(j.Verdict.Reason, 64)
 }
 
 // AbandonByProver abandons a record on the prover's problem report. Once a

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/pexcheck"
 )
 
 // unenforced names every constraint of the presentation definition of req
@@ -19,7 +20,7 @@ import (
 // Holder binding, which holder_binding applies to every credential whose
 // subject is a DID, is the local verifier's answer to is_holder. Last, it
 // names the formats the local verifier could verify no answer in
-// (unverifiableFormat).
+// (pexcheck.UnverifiableFormat).
 func unenforced(req *backend.OOBRequest) []backend.UnsupportedError {
 	var d struct {
 		InputDescriptors []struct {
@@ -59,7 +60,7 @@ func unenforced(req *backend.OOBRequest) []backend.UnsupportedError {
 				Message: `"required" is not enforced by the local verifier (no selective-disclosure proofs); use "preferred" or leave it out`})
 		}
 	}
-	return append(out, unverifiableFormat(req)...)
+	return append(out, pexcheck.UnverifiableFormat(req)...)
 }
 
 // unmeetableRestriction names every rev_reg_id restriction of an indy

@@ -134,7 +134,7 @@ type peCheck struct {
 // Bounds of one definition, checked before anything is compiled: each
 // descriptor and field costs the schema library about a kilobyte however
 // small it is written. A presentation answers at most 64 descriptors
-// (proofs.MaxDescriptorMap), so a definition of more could never be met.
+// (pexcheck.MaxDescriptorMap), so a definition of more could never be met.
 const (
 	MaxInputDescriptors = 64
 	MaxFields           = 32

@@ -1,4 +1,10 @@
-package proofs
+// Package pexcheck is the structural check of a DIF Presentation
+// Exchange answer: whether a presentation (a verifiable presentation
+// with an embedded presentation_submission, JSON-LD or a JWT) answers
+// the presentation definition of a request, read without verifying any
+// signature. A backend checks with it before (or besides) the
+// verification of the signatures; its work is bounded (limits.go).
+package pexcheck
 
 import (
 	"bytes"
@@ -11,6 +17,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/proofgate/proofgate/internal/pefilter"
+	"github.com/proofgate/proofgate/internal/textcut"
 )
 
 // maxNesting bounds submission_requirements and path_nested recursion.
@@ -83,17 +90,26 @@ func asSigned(raw []byte) []byte {
 	return out
 }
 
-// checkSubmission checks a DIF presentation (a verifiable presentation with an
+// Check tells what a DIF presentation (a verifiable presentation with an
 // embedded presentation_submission, as Credo and ACA-Py send for ldp_vp)
-// against our definitions@v1.0 request: the definition id, what each
-// descriptor_map entry selects, in which claim format (the definition's
-// and the input descriptors' format, conform_pe_format.go), the fields,
-// the submission requirements, and the binding of its proof.
-func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string {
+// lacks to answer our definitions@v1.0 request; nil (or empty) means it
+// answers it. It checks the definition id, what each descriptor_map
+// entry selects, in which claim format (the definition's and the input
+// descriptors' format, format.go), the fields, the submission
+// requirements, and the binding of its proof to challenge and domain.
+// No signature is verified: the format's verifier does that after.
+//
+// request is the DIF request attachment,
+// {"presentation_definition":…,"options":…}; presentation is the
+// presentation: a JSON object (ldp_vp), or a JSON string holding a
+// compact JWT (jwt_vp). The caller measures presentation before
+// (jsonlimit.Problem), as it is decoded whole; the JWT payloads inside
+// are measured here.
+func Check(request, presentation []byte, challenge, domain string) []string {
 	var req struct {
 		PresentationDefinition peDefinition `json:"presentation_definition"`
 	}
-	if err := json.Unmarshal(reqRaw, &req); err != nil {
+	if err := json.Unmarshal(request, &req); err != nil {
 		return []string{"the stored presentation definition cannot be read"}
 	}
 	def := req.PresentationDefinition
@@ -102,7 +118,7 @@ func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string 
 	var vp map[string]any
 	var presShape shape // for the definition's format
 	isJWT := false
-	if t := bytes.TrimSpace(presRaw); len(t) > 0 && t[0] == '"' {
+	if t := bytes.TrimSpace(presentation); len(t) > 0 && t[0] == '"' {
 		var token string
 		if err := json.Unmarshal(t, &token); err != nil {
 			return []string{"the presentation is neither a JSON object nor a JWT"}
@@ -114,7 +130,7 @@ func checkSubmission(reqRaw, presRaw []byte, challenge, domain string) []string 
 		vp, isJWT = payload, true
 		presShape = shape{jwt: true, alg: jwtHeaderAlg(token)}
 	} else {
-		vpAny, err := jsonschema.UnmarshalJSON(bytes.NewReader(asSigned(presRaw)))
+		vpAny, err := jsonschema.UnmarshalJSON(bytes.NewReader(asSigned(presentation)))
 		m, ok := vpAny.(map[string]any)
 		if err != nil || !ok {
 			return []string{"the presentation is not a JSON object"}
@@ -248,7 +264,7 @@ func numberProblem(err error) string {
 		return "cannot be read: " + err.Error()
 	}
 	return fmt.Sprintf("has the number %s at %s, past what the verifier reads (at most %d digits, and an exponent of at most %d either way)",
-		truncate(ne.Number, 40), ne.Pointer, pefilter.MaxNumberDigits, pefilter.MaxNumberExponent)
+		textcut.Prefix(ne.Number, 40), ne.Pointer, pefilter.MaxNumberDigits, pefilter.MaxNumberExponent)
 }
 
 // requirementMet evaluates a submission requirement: "all" needs every

@@ -1,4 +1,4 @@
-package proofs
+package pexcheck
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/textcut"
 	"github.com/proofgate/proofgate/internal/verify/jwtvc"
 	"github.com/proofgate/proofgate/internal/verify/ldp"
 )
@@ -161,7 +162,7 @@ func listText(list []string) string {
 			parts = append(parts, "…")
 			break
 		}
-		parts = append(parts, truncate(s, 60))
+		parts = append(parts, textcut.Prefix(s, 60))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -200,16 +201,16 @@ func objectShape(doc map[string]any) shape {
 
 func (s shape) String() string {
 	if s.jwt {
-		return fmt.Sprintf("a JWT with alg %q", truncate(s.alg, 40))
+		return fmt.Sprintf("a JWT with alg %q", textcut.Prefix(s.alg, 40))
 	}
 	if len(s.proofs) == 0 {
 		return "a JSON object without a proof"
 	}
 	parts := make([]string, len(s.proofs))
 	for i, p := range s.proofs {
-		parts[i] = fmt.Sprintf("%q", truncate(p.typ, 60))
+		parts[i] = fmt.Sprintf("%q", textcut.Prefix(p.typ, 60))
 		if p.cryptosuite != "" {
-			parts[i] += fmt.Sprintf(" (%q)", truncate(p.cryptosuite, 60))
+			parts[i] += fmt.Sprintf(" (%q)", textcut.Prefix(p.cryptosuite, 60))
 		}
 	}
 	return "a JSON object with proofs of type " + strings.Join(parts, ", ")
@@ -270,7 +271,7 @@ func levelFormatProblem(where, format string, lv level, s shape, allowed formatS
 	}
 	cf, ok := claimFormats[format]
 	if !ok {
-		return fmt.Sprintf("%s.format %q is not a claim format the local verifier reads (%s)", where, truncate(format, 40), claimFormatNames)
+		return fmt.Sprintf("%s.format %q is not a claim format the local verifier reads (%s)", where, textcut.Prefix(format, 40), claimFormatNames)
 	}
 	if cf.level != levelAny && cf.level != lv || (cf.family == "jwt") != s.jwt {
 		return fmt.Sprintf("%s.format is %q, but %s", where, format, kindText(lv, s))
@@ -390,13 +391,15 @@ func (r formatRule) verifiable() (bool, string) {
 	return false, "cryptosuite"
 }
 
-// unverifiableFormat names every format of a presentation definition
+// UnverifiableFormat names every format of req's presentation definition
 // (the definition's, then each input descriptor's) that, at a level it
 // constrains (credentials, the presentation), admits no answer the local
-// verifier can verify: the record could then never be verified, so the
-// create is refused (400 naming the field). A format with one verifiable
-// key at each level is accepted: the holder can answer in it.
-func unverifiableFormat(req *backend.OOBRequest) []backend.UnsupportedError {
+// verifier (internal/verify) can verify: a record of it could never be
+// verified, so internal/proofs refuses the create (400 naming the field).
+// A format with one verifiable key at each level is accepted: the holder
+// can answer in it. The definition is one create-time validation
+// accepted; one that cannot be read yields nothing.
+func UnverifiableFormat(req *backend.OOBRequest) []backend.UnsupportedError {
 	var d struct {
 		Format           map[string]formatParams `json:"format"`
 		InputDescriptors []struct {

@@ -67,23 +67,3 @@ func TestUnsignedEmptyMemberDoesNotMeetARequiredField(t *testing.T) {
 		})
 	}
 }
-
-func TestStatesNothing(t *testing.T) {
-	for _, tt := range []struct {
-		v    string
-		want bool
-	}{
-		{`null`, true}, {`[]`, true}, {`[null, [], [[null]]]`, true}, {`{"@value": null}`, true},
-		{`{"@value": null, "@type": "xsd:date"}`, true}, {`{"@set": []}`, true}, {`{"@set": [null], "@index": "i"}`, true},
-		{`""`, false}, {`0`, false}, {`false`, false}, {`{}`, false}, {`[null, 1]`, false}, {`{"@value": ""}`, false},
-		{`{"@list": []}`, false}, {`{"@set": [1]}`, false}, {`{"@id": "urn:x"}`, false},
-	} {
-		var v any
-		if err := json.Unmarshal([]byte(tt.v), &v); err != nil {
-			t.Fatal(err)
-		}
-		if got := statesNothing(v); got != tt.want {
-			t.Errorf("statesNothing(%s) = %v, want %v", tt.v, got, tt.want)
-		}
-	}
-}

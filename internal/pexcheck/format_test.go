@@ -1,4 +1,4 @@
-package proofs
+package pexcheck
 
 import (
 	"encoding/base64"
@@ -172,7 +172,7 @@ func TestDefinitionFormat(t *testing.T) {
 				desc += `"format":` + tt.descFormat + `,`
 			}
 			def += `"input_descriptors":[` + desc + `"constraints":{"fields":[{"path":["$.credentialSubject.name","$.vc.credentialSubject.name"]}]}}]}}`
-			problems := checkSubmission([]byte(def), tt.pres, "c", "")
+			problems := Check([]byte(def), tt.pres, "c", "")
 			if tt.want == "" && len(problems) != 0 || tt.want != "" && (len(problems) != 1 || !strings.Contains(problems[0], tt.want)) {
 				t.Fatalf("problems %q, want %q", problems, tt.want)
 			}

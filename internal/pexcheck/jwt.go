@@ -1,4 +1,4 @@
-package proofs
+package pexcheck
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/proofgate/proofgate/internal/jsonlimit"
 )
 
 // maxJWT caps a JWT presentation or credential read by the structural
@@ -17,7 +19,7 @@ const maxJWT = 256 << 10
 // jwtPayload decodes the payload of a compact JWS (jwt_vp, jwt_vc)
 // WITHOUT verifying it: the structural check reads what it claims, the
 // format's verifier checks the signature. The payload is measured
-// (documentProblem) before it is decoded. It returns a problem text when
+// (jsonlimit.Problem) before it is decoded. It returns a problem text when
 // the token is not a JWT with a JSON object payload.
 func jwtPayload(token string) (map[string]any, string) {
 	if len(token) > maxJWT {
@@ -31,7 +33,7 @@ func jwtPayload(token string) (map[string]any, string) {
 	if err != nil {
 		return nil, "is a JWT whose payload is not base64url"
 	}
-	if problem := documentProblem(raw); problem != "" {
+	if problem := jsonlimit.Problem(raw); problem != "" {
 		return nil, "is a JWT whose payload " + problem
 	}
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
@@ -48,7 +50,7 @@ func jwtPayload(token string) (map[string]any, string) {
 // matched exactly, the last of a repeated one winning, as go-jose reads
 // them: a struct decoding would take "ALG" for alg (encoding/json folds
 // case) and so judge another alg than the one verified. "" when the
-// header cannot be read; it is measured (documentProblem) before it is
+// header cannot be read; it is measured (jsonlimit.Problem) before it is
 // decoded, and the token is already capped at maxJWT.
 func jwtHeaderAlg(token string) string {
 	head, _, ok := strings.Cut(token, ".")
@@ -56,7 +58,7 @@ func jwtHeaderAlg(token string) string {
 		return ""
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(head, "="))
-	if err != nil || documentProblem(raw) != "" {
+	if err != nil || jsonlimit.Problem(raw) != "" {
 		return ""
 	}
 	var h map[string]json.RawMessage

@@ -1,4 +1,4 @@
-package proofs
+package pexcheck
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/proofgate/proofgate/internal/jsonpath"
 	"github.com/proofgate/proofgate/internal/pefilter"
+	"github.com/proofgate/proofgate/internal/textcut"
 )
 
 // What an input descriptor's constraints.fields ask of a credential.
@@ -88,7 +89,7 @@ func signsMeaning(cred map[string]any) bool {
 // filter, some selected value must satisfy it. The paths are the
 // definition's, held to jsonpath's cost bound when it was created, and
 // they and the filters run on the presentation's work. cred's numbers are
-// within pefilter's bounds (checkSubmission, decodeJWTCredential).
+// within pefilter's bounds (Check, decodeJWTCredential).
 func fieldProblems(d *peDescriptor, cred map[string]any, work *fieldWork) []string {
 	if d.Constraints == nil {
 		return nil
@@ -156,7 +157,7 @@ func fieldProblems(d *peDescriptor, cred map[string]any, work *fieldWork) []stri
 		case limit != nil && !matched:
 			problems = append(problems, fmt.Sprintf("input descriptor %q: evaluating %s exceeded the verifier's work limit (%v)", d.ID, f.Path[0], limit))
 		case !found && positional != "":
-			problems = append(problems, fmt.Sprintf("input descriptor %q: %s reads a position in an array, whose order the credential's proof does not sign (a JSON-LD array is a set); select by value, e.g. with a filter", d.ID, truncate(positional, 80)))
+			problems = append(problems, fmt.Sprintf("input descriptor %q: %s reads a position in an array, whose order the credential's proof does not sign (a JSON-LD array is a set); select by value, e.g. with a filter", d.ID, textcut.Prefix(positional, 80)))
 		case !found:
 			problems = append(problems, fmt.Sprintf("input descriptor %q: the credential has no %s", d.ID, f.Path[0]))
 		case !matched:

@@ -1,4 +1,4 @@
-package proofs
+package pexcheck
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/proofgate/proofgate/internal/jsonpath"
 	"github.com/proofgate/proofgate/internal/pefilter"
+	"github.com/proofgate/proofgate/internal/textcut"
 )
 
 // Which credential a descriptor_map entry names.
@@ -102,7 +103,7 @@ func selectCredential(root any, m peMapping, where string, depth int, sel *selec
 	p, err := jsonpath.ParsePlain(m.Path)
 	if err != nil {
 		return nil, shape{}, fmt.Sprintf("%s.path %q is not a plain JSONPath ($ followed by .name, ['name'] or [index] steps, at most %d characters): %v",
-			where, truncate(m.Path, 80), jsonpath.MaxPlainLength, err)
+			where, textcut.Prefix(m.Path, 80), jsonpath.MaxPlainLength, err)
 	}
 	// A plain path selects at most one value in len(path) steps.
 	vals, err := p.Get(root, jsonpath.NewBudget(jsonpath.MaxPlainLength+1, 1, time.Time{}))

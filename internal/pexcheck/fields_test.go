@@ -1,4 +1,4 @@
-package proofs
+package pexcheck
 
 import (
 	"encoding/json"
@@ -57,7 +57,7 @@ func TestSubmissionReadsNumbersAsSigned(t *testing.T) {
 		{"700.0000000001", true},
 		{"701", true},
 	} {
-		problems := checkSubmission(req, vp(tt.score), "c-1", "")
+		problems := Check(req, vp(tt.score), "c-1", "")
 		if meets := !strings.Contains(strings.Join(problems, "; "), "does not match the filter"); meets != tt.meets {
 			t.Errorf("creditScore %s: problems %v, want the filter met: %v", tt.score, problems, tt.meets)
 		}
@@ -105,6 +105,26 @@ func TestPositionalPathsUnderRDFProofs(t *testing.T) {
 		got := strings.Join(fieldProblems(descriptor(tt.paths), tt.cred, work), "; ")
 		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 			t.Errorf("%s: problems %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestStatesNothing(t *testing.T) {
+	for _, tt := range []struct {
+		v    string
+		want bool
+	}{
+		{`null`, true}, {`[]`, true}, {`[null, [], [[null]]]`, true}, {`{"@value": null}`, true},
+		{`{"@value": null, "@type": "xsd:date"}`, true}, {`{"@set": []}`, true}, {`{"@set": [null], "@index": "i"}`, true},
+		{`""`, false}, {`0`, false}, {`false`, false}, {`{}`, false}, {`[null, 1]`, false}, {`{"@value": ""}`, false},
+		{`{"@list": []}`, false}, {`{"@set": [1]}`, false}, {`{"@id": "urn:x"}`, false},
+	} {
+		var v any
+		if err := json.Unmarshal([]byte(tt.v), &v); err != nil {
+			t.Fatal(err)
+		}
+		if got := statesNothing(v); got != tt.want {
+			t.Errorf("statesNothing(%s) = %v, want %v", tt.v, got, tt.want)
 		}
 	}
 }
