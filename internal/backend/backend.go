@@ -213,6 +213,10 @@ type RecordOwnerFinder interface {
 type Owner struct {
 	Org
 	Agent string
+	// RequestType is the request's type (RequestIndy or
+	// RequestPresentationExchange); empty for records remembered by
+	// earlier versions.
+	RequestType RequestType
 }
 
 // AgentNamer is implemented by backends that call an agent: AgentName

@@ -36,6 +36,7 @@ func appendEntry(b []byte, e Entry) []byte {
 	b = appendOptional(b, `,"agent":`, e.Agent)
 	b = appendOptional(b, `,"threadId":`, e.ThreadID)
 	b = appendOptional(b, `,"createdAt":`, e.CreatedAt)
+	b = appendOptional(b, `,"requestType":`, e.RequestType)
 	return append(b, '}')
 }
 

@@ -6,7 +6,7 @@ import (
 )
 
 func TestAppendDocumentIsJSONMarshal(t *testing.T) {
-	full := Entry{ID: uuidN(1), OrgID: "org-1", Tenant: "t", Agent: "credo http://agent:3000", ThreadID: "th", CreatedAt: "2026-11-24T10:00:00Z"}
+	full := Entry{ID: uuidN(1), OrgID: "org-1", Tenant: "t", Agent: "credo http://agent:3000", ThreadID: "th", CreatedAt: "2026-11-24T10:00:00Z", RequestType: "presentationExchange"}
 	tests := []struct {
 		name string
 		doc  document
@@ -34,7 +34,7 @@ func FuzzAppendDocument(f *testing.F) {
 	f.Add("id", "org", "", "", "", "", "", 1, 0)
 	f.Add("a\"<", "\xff", "t", "credo http://x", "th", "2026", "gone", 2, 1)
 	f.Fuzz(func(t *testing.T, id, org, tenant, agent, thread, created, forgotten string, owners, forgottenN int) {
-		e := Entry{ID: id, OrgID: org, Tenant: tenant, Agent: agent, ThreadID: thread, CreatedAt: created}
+		e := Entry{ID: id, OrgID: org, Tenant: tenant, Agent: agent, ThreadID: thread, CreatedAt: created, RequestType: forgotten}
 		var doc document
 		for range owners % 3 {
 			doc.Owners = append(doc.Owners, e)

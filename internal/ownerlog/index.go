@@ -32,13 +32,15 @@ type index struct {
 	// (claim): a second create of one id is refused before either is
 	// durable.
 	claimed map[string]struct{}
-	// orgs, tenants and agents are the (org, tenant, agent) triples owners
-	// name, numbered in orgIDs: a record must be asked of the agent and
-	// tenant it was made on, even once its org is routed elsewhere.
-	orgs    []string
-	tenants []string
-	agents  []string
-	orgIDs  map[Owner]uint32
+	// orgs, tenants, agents and requestTypes are the owners' (org,
+	// tenant, agent, request type) tuples, numbered in orgIDs: a record
+	// must be asked of the agent and tenant it was made on, even once its
+	// org is routed elsewhere. A request type doubles the tuples at most.
+	orgs         []string
+	tenants      []string
+	agents       []string
+	requestTypes []string
+	orgIDs       map[Owner]uint32
 }
 
 // owner is an org's number and the record's creation time (Unix seconds;
@@ -101,7 +103,7 @@ func (x *index) getOwner(id string) (Owner, bool) {
 	if !ok || o.expired(cutoff) {
 		return Owner{}, false
 	}
-	return Owner{OrgID: x.orgs[o.org], Tenant: x.tenants[o.org], Agent: x.agents[o.org]}, true
+	return Owner{OrgID: x.orgs[o.org], Tenant: x.tenants[o.org], Agent: x.agents[o.org], RequestType: x.requestTypes[o.org]}, true
 }
 
 // add remembers the entries and applies the tombstones of one document.
@@ -129,7 +131,7 @@ func (x *index) add(entries []Entry, forgotten []tombstone) {
 		if (owner{created: created}).expired(cutoff) {
 			continue
 		}
-		x.put(entries[i].ID, Owner{entries[i].OrgID, entries[i].Tenant, entries[i].Agent}, created)
+		x.put(entries[i].ID, entries[i].owner(), created)
 	}
 }
 
@@ -204,6 +206,7 @@ func (x *index) put(id string, who Owner, created uint32) {
 		x.orgs = append(x.orgs, who.OrgID)
 		x.tenants = append(x.tenants, who.Tenant)
 		x.agents = append(x.agents, who.Agent)
+		x.requestTypes = append(x.requestTypes, who.RequestType)
 		x.orgIDs[who] = n
 	}
 	o := owner{org: n, created: created}
@@ -342,7 +345,7 @@ func (x *index) adopt(e Entry) bool {
 	if _, gone := x.gone[e.ID]; gone {
 		return false
 	}
-	x.put(e.ID, Owner{e.OrgID, e.Tenant, e.Agent}, created)
+	x.put(e.ID, e.owner(), created)
 	return true
 }
 

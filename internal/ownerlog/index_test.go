@@ -1,6 +1,7 @@
 package ownerlog
 
 import (
+	"context"
 	"fmt"
 	"testing"
 )
@@ -61,5 +62,33 @@ func TestOwnerKeepsItsTenant(t *testing.T) {
 	}
 	if len(x.orgs) != 4 {
 		t.Errorf("%d (org, tenant, agent) triples kept, want 4", len(x.orgs))
+	}
+}
+
+// A record's request type survives the storage (another instance reads
+// it back) and sets owners apart like a tenant does; an entry of an
+// earlier version has none.
+func TestOwnerKeepsItsRequestType(t *testing.T) {
+	for name := range sinks("") {
+		t.Run(name, func(t *testing.T) {
+			storage := sinks(t.TempDir())[name]
+			a, b := open(storage, testDir, nil), opened(t, storage)
+			want := map[string]string{uuidN(1): "presentationExchange", uuidN(2): "indy", uuidN(3): ""}
+			for id, rt := range want {
+				if err := a.Append(Entry{ID: id, OrgID: "org", Agent: "credo http://agent", RequestType: rt}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := b.Refresh(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range []*Log{a, b} {
+				for id, rt := range want {
+					if o, ok := l.Owner(id); !ok || o.RequestType != rt || o.OrgID != "org" {
+						t.Errorf("%s: %+v %v, want request type %q", id, o, ok, rt)
+					}
+				}
+			}
+		})
 	}
 }

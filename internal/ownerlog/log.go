@@ -48,6 +48,11 @@ type Entry struct {
 	Agent     string `json:"agent,omitempty"` // backend type and url
 	ThreadID  string `json:"threadId,omitempty"`
 	CreatedAt string `json:"createdAt,omitempty"`
+	// RequestType is the request's type (backend.RequestIndy or
+	// backend.RequestPresentationExchange): a backend that must re-check
+	// one type of presentation at accept knows which records to check
+	// without asking the agent. Empty in entries of earlier versions.
+	RequestType string `json:"requestType,omitempty"`
 }
 
 // document is what one batch or segment holds. ForgottenAt gives, for
@@ -169,9 +174,14 @@ func (l *Log) Get(id string) (string, bool) { return l.idx.get(id) }
 
 // Owner is who made a record: the org, the org's tenant ("" for an
 // agent's base wallet) and the agent it was made on (the backend type and
-// url, as Entry.Agent).
+// url, as Entry.Agent), and the request's type (Entry.RequestType).
 type Owner struct {
-	OrgID, Tenant, Agent string
+	OrgID, Tenant, Agent, RequestType string
+}
+
+// owner is who made e's record.
+func (e *Entry) owner() Owner {
+	return Owner{OrgID: e.OrgID, Tenant: e.Tenant, Agent: e.Agent, RequestType: e.RequestType}
 }
 
 // Owner returns who made record id, from memory.

@@ -56,7 +56,7 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 	// invitation is created, and waited for before either outcome. Start
 	// claims the id first, so a record proofgate already knows is refused
 	// before anything is done to it.
-	owner, err := b.owners.Start(rec.ID, org, rec.ThreadID)
+	owner, err := b.owners.Start(rec.ID, org, rec.ThreadID, req.RequestType)
 	if err != nil { // agent.ErrKnownRecord
 		return backend.OOBResult{}, b.client.BadAnswer(call, "create-request answer names a presentation exchange proofgate already knows, not a new one")
 	}

@@ -75,12 +75,13 @@ func (o *Ownership) Close() {
 // leaves that record alone.
 var ErrKnownRecord = errors.New("the agent answered a create with a proof record proofgate already knows")
 
-// Remember records that org created the proof record id, or refuses a
-// known id (ErrKnownRecord). It returns once that is durable (one batch
+// Remember records that org created the proof record id, a request of
+// requestType (backend.RequestIndy or RequestPresentationExchange), or
+// refuses a known id (ErrKnownRecord). It returns once that is durable (one batch
 // write shared with concurrent creates). A storage failure is
 // ErrUnavailable: without it the record could not be authorized later.
-func (o *Ownership) Remember(ctx context.Context, id string, org backend.Org, threadID string) error {
-	r, err := o.Start(id, org, threadID)
+func (o *Ownership) Remember(ctx context.Context, id string, org backend.Org, threadID string, requestType backend.RequestType) error {
+	r, err := o.Start(id, org, threadID, requestType)
 	if err != nil {
 		return err
 	}
@@ -103,10 +104,10 @@ func (r Remembering) Wait() error {
 // can make its next agent call while the owner's batch is written; the
 // create must Wait before it answers. A known id is refused at once
 // (ErrKnownRecord), with nothing to wait for.
-func (o *Ownership) Start(id string, org backend.Org, threadID string) (Remembering, error) {
+func (o *Ownership) Start(id string, org backend.Org, threadID string, requestType backend.RequestType) (Remembering, error) {
 	t, err := o.log.Start(ownerlog.Entry{
 		ID: id, OrgID: org.ID, Tenant: org.Tenant, Agent: o.agent, ThreadID: threadID,
-		CreatedAt: time.Now().UTC().Format(backend.TimeFormat),
+		CreatedAt: time.Now().UTC().Format(backend.TimeFormat), RequestType: string(requestType),
 	})
 	if errors.Is(err, ownerlog.ErrTaken) {
 		return Remembering{}, ErrKnownRecord
@@ -121,6 +122,14 @@ func (o *Ownership) Start(id string, org backend.Org, threadID string) (Remember
 // it), from memory: a create whose answer is unusable but names a known
 // id must not delete it, since it is not the create's.
 func (o *Ownership) Known(id string) bool { return o.log.Known(id) }
+
+// RequestTypeOf returns the type of record id's request, from memory: ""
+// when proofgate does not know it (the record was made elsewhere, or
+// remembered by an earlier version).
+func (o *Ownership) RequestTypeOf(id string) backend.RequestType {
+	who, _ := o.log.Owner(id)
+	return backend.RequestType(who.RequestType)
+}
 
 // lookup returns the org that created record id, with the tenant of the
 // org it was created on, or backend.ErrNotFound when it was not created
@@ -153,7 +162,7 @@ func (o *Ownership) lookup(ctx context.Context, id string) (backend.Owner, error
 }
 
 func owner(who ownerlog.Owner) backend.Owner {
-	return backend.Owner{Org: backend.Org{ID: who.OrgID, Tenant: who.Tenant}, Agent: who.Agent}
+	return backend.Owner{Org: backend.Org{ID: who.OrgID, Tenant: who.Tenant}, Agent: who.Agent, RequestType: backend.RequestType(who.RequestType)}
 }
 
 // Forget drops what is remembered of record id (its request was undone).

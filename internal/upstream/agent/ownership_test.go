@@ -22,7 +22,7 @@ func TestOwnership(t *testing.T) {
 	ctx := context.Background()
 	o := NewOwnership(storage, "credo http://agent", 0, nil)
 	id := "3fa85f64-5717-4562-b3fc-2c963f66afa6"
-	if err := o.Remember(ctx, id, backend.Org{ID: "org-a"}, "thread"); err != nil {
+	if err := o.Remember(ctx, id, backend.Org{ID: "org-a"}, "thread", backend.RequestIndy); err != nil {
 		t.Fatal(err)
 	}
 	if docs, _ := filepath.Glob(filepath.Join(dir, "proofgate", OwnershipNamespace, "log", "a*.jsonl")); len(docs) != 1 {
@@ -101,7 +101,7 @@ func TestOwnershipRetention(t *testing.T) {
 	o := NewOwnership(storage, "credo http://agent", 2*time.Hour, nil)
 	defer o.Close()
 	recent := "5c0b6a52-3c59-4b0e-8d0a-0e8b2f3b7f21"
-	if err := o.Remember(ctx, recent, backend.Org{ID: "org-a"}, "thread"); err != nil {
+	if err := o.Remember(ctx, recent, backend.Org{ID: "org-a"}, "thread", backend.RequestIndy); err != nil {
 		t.Fatal(err)
 	}
 	if org, err := o.OrgOf(ctx, recent); err != nil || org != "org-a" {
@@ -146,7 +146,7 @@ func TestOwnershipStorageFails(t *testing.T) {
 	ctx := context.Background()
 	o := NewOwnership(brokenStorage{}, "credo http://agent", 0, nil)
 	defer o.Close()
-	if err := o.Remember(ctx, "3fa85f64-5717-4562-b3fc-2c963f66afa6", backend.Org{ID: "a"}, ""); !errors.Is(err, backend.ErrUnavailable) {
+	if err := o.Remember(ctx, "3fa85f64-5717-4562-b3fc-2c963f66afa6", backend.Org{ID: "a"}, "", backend.RequestIndy); !errors.Is(err, backend.ErrUnavailable) {
 		t.Fatalf("Remember = %v, want ErrUnavailable", err)
 	}
 	if _, err := o.OrgOf(ctx, "3fa85f64-5717-4562-b3fc-2c963f66afa6"); !errors.Is(err, backend.ErrUnavailable) {

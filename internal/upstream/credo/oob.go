@@ -124,7 +124,7 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 	if rec.AutoAcceptProof == "" {
 		rec.AutoAcceptProof = req.AutoAcceptProof
 	}
-	if err := b.owners.Remember(ctx, rec.ID, org, rec.ThreadID); errors.Is(err, agent.ErrKnownRecord) {
+	if err := b.owners.Remember(ctx, rec.ID, org, rec.ThreadID, req.RequestType); errors.Is(err, agent.ErrKnownRecord) {
 		// The answer names the thread of a record proofgate already knows
 		// (another request's): not this create's, so it stays whose it
 		// was. What the agent made for this create, if anything, is
