@@ -67,8 +67,10 @@ func (h *Handler) provisionMail(ctx caddy.Context, storage certmagic.Storage) er
 	h.mailKey = key
 	d := val.(*mail.Deliverer)
 	// Withdrawn in Cleanup (detachMail): if Caddy refuses this config, the
-	// running one hears the outcomes again.
-	h.gw.Mail = &mailer{d: d, unsubscribe: d.Subscribe(h.recordMailOutcome)}
+	// running one hears the outcomes again. A mail is confirmed before it
+	// is sent as a webhook is (confirmChange): one of a record that never
+	// reached its state is dropped.
+	h.gw.Mail = &mailer{d: d, unsubscribe: d.Subscribe(h.recordMailOutcome, h.confirmChange)}
 	return nil
 }
 
@@ -132,10 +134,14 @@ type mailer struct {
 	unsubscribe func()
 }
 
+// Queue implements handlers.Mailer. An invitation is queued only by the
+// create that made its record, so the state it confirms before it is sent
+// is the record's first (handlers' createdState).
 func (m *mailer) Queue(ctx context.Context, im handlers.InvitationMail) (string, error) {
 	id := uuid.NewString()
 	err := m.d.Enqueue(ctx, mail.Message{
 		ID: id, To: im.To, OrgID: im.OrgID, ProofRecordID: im.ProofRecordID, ThreadID: im.ThreadID,
+		State:         backend.StateRequestSent,
 		InvitationURL: im.InvitationURL, Label: im.Label, CreatedAt: time.Now().UTC(),
 	})
 	if err != nil {

@@ -94,23 +94,31 @@ func NewDeliverer(cfg Config, ob *Outbox, logger *zap.Logger, onResult func(Mess
 			}
 		},
 	})
-	d.Handle(Kind, d.deliver, nil)
+	d.Handle(Kind, d.deliverWith(nil), nil)
 	return d, nil
 }
 
 // Subscribe makes fn hear every outcome onResult hears (after it), until
-// remove. The configs sharing a pooled deliverer (successive ones across
-// a reload, and several sites on one storage) each subscribe in
-// Provision and remove in Cleanup: every subscription hears every
-// outcome, newest first, and notes those of its own; a config Caddy
-// refused after provisioning it stops hearing them at its Cleanup.
-// remove may be called more than once.
-func (d *Deliverer) Subscribe(fn func(Message, Status)) (remove func()) {
-	return d.Handle(Kind, d.deliver, func(e outbox.Entry, s outbox.Status) {
-		if m, ok := d.decode(e); ok {
-			fn(m, s)
+// remove, and makes confirm the check of the mails sent meanwhile: a
+// mail that names its record's state is sent only once confirm says the
+// record has been in it (outbox.ConfirmFunc.Check), as webhooks are. The
+// configs sharing a pooled deliverer (successive ones across a reload,
+// and several sites on one storage) each subscribe in Provision and
+// remove in Cleanup: every subscription hears every outcome, newest
+// first, and notes those of its own; the newest subscription's confirm
+// is asked, since its backends are the current ones; a config Caddy
+// refused after provisioning it stops hearing them at its Cleanup. fn and
+// confirm may be nil; remove may be called more than once.
+func (d *Deliverer) Subscribe(fn func(Message, Status), confirm outbox.ConfirmFunc) (remove func()) {
+	var result outbox.ResultFunc
+	if fn != nil {
+		result = func(e outbox.Entry, s outbox.Status) {
+			if m, ok := d.decode(e); ok {
+				fn(m, s)
+			}
 		}
-	})
+	}
+	return d.Handle(Kind, d.deliverWith(confirm), result)
 }
 
 // Outbox returns the outbox this deliverer sends from.
@@ -119,11 +127,20 @@ func (d *Deliverer) Outbox() *Outbox { return d.outbox }
 // scanNow asks for a scan of the whole outbox.
 func (d *Deliverer) scanNow() { d.ScanNow() }
 
-// deliver is the outbox delivery function of kind "email".
-func (d *Deliverer) deliver(_ context.Context, e outbox.Entry) error {
+// deliverWith is the outbox delivery function of kind "email" that asks
+// confirm (nil: nobody) before it sends.
+func (d *Deliverer) deliverWith(confirm outbox.ConfirmFunc) outbox.DeliverFunc {
+	return func(ctx context.Context, e outbox.Entry) error { return d.deliver(ctx, e, confirm) }
+}
+
+// deliver sends one mail, once confirm has confirmed its record's change.
+func (d *Deliverer) deliver(ctx context.Context, e outbox.Entry, confirm outbox.ConfirmFunc) error {
 	var m Message
 	if err := e.Decode(&m); err != nil {
 		return outbox.Permanent(&outbox.Failure{Public: "undecodable message", Err: err})
+	}
+	if err := confirm.Check(ctx, e, m.change(), d.logger); err != nil {
+		return err
 	}
 	d.logger.Info("email: sending",
 		zap.String("message_id", e.ID),

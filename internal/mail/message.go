@@ -24,6 +24,13 @@ type Message struct {
 	OrgID         string `json:"orgId,omitempty"`
 	ProofRecordID string `json:"proofRecordId,omitempty"`
 	ThreadID      string `json:"threadId,omitempty"`
+	// State is the record's state the mail belongs to (an invitation's:
+	// the record's first, request-sent). With OrgID and ProofRecordID it
+	// names the change the deliverer confirms before sending (change):
+	// the mail is staged before that change is known to be stored, and a
+	// record that never reached it gets no mail. Mails queued by older
+	// versions have none and are sent unasked.
+	State string `json:"state,omitempty"`
 	// InvitationURL is the link the mail carries and its QR code encodes;
 	// pass the short URL when there is one (long URLs make dense QR codes,
 	// and past about 2,900 bytes none can be drawn: the mail then has the
@@ -62,13 +69,19 @@ func (m *Message) validate() error {
 	if len(m.Label) > maxLabelLen || strings.ContainsAny(m.Label, "\r\n") {
 		errs = append(errs, fmt.Errorf("mail: label must be one line of at most %d bytes", maxLabelLen))
 	}
-	for _, s := range []string{m.OrgID, m.ProofRecordID, m.ThreadID} {
+	for _, s := range []string{m.OrgID, m.ProofRecordID, m.ThreadID, m.State} {
 		if len(s) > maxIDLen {
 			errs = append(errs, fmt.Errorf("mail: identifier longer than %d bytes", maxIDLen))
 			break
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// change is the state change the mail belongs to, for the delivery-time
+// check every notification makes (outbox.ConfirmFunc.Check).
+func (m *Message) change() outbox.Change {
+	return outbox.Change{OrgID: m.OrgID, RecordID: m.ProofRecordID, State: m.State}
 }
 
 // checkRecipient accepts one bare address; the error does not repeat it

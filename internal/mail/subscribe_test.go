@@ -34,13 +34,13 @@ func TestOutcomeSubscriptionsAreUndoneByTheirConfigs(t *testing.T) {
 		}
 	}
 	h.d.Start()
-	removeRunning := h.d.Subscribe(subscriber("running"))
-	removeRefused := h.d.Subscribe(subscriber("refused"))
+	removeRunning := h.d.Subscribe(subscriber("running"), nil)
+	removeRefused := h.d.Subscribe(subscriber("refused"), nil)
 	removeRefused()
 	if got := send("m-1"); got != "running:m-1" {
 		t.Fatalf("after the refused config's cleanup: %s", got)
 	}
-	removeNext := h.d.Subscribe(subscriber("next"))
+	removeNext := h.d.Subscribe(subscriber("next"), nil)
 	removeRunning()
 	removeRunning()
 	if got := send("m-2"); got != "next:m-2" {

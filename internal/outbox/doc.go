@@ -20,6 +20,11 @@
 // release lives in memory; a staged message whose release was lost (the
 // process died) goes out when its hold ends (DefaultHold).
 //
+// A notification is staged before the change it announces is stored, so
+// a message that names that change (Change) is sent only once the change
+// is confirmed (ConfirmFunc.Check, the one check webhooks and e-mails
+// share); one whose change never happened is dropped.
+//
 // Each kind has its own delivery function (Deliverer.Handle); the
 // deliverer's scheduler, retry policy, retention and claims are shared.
 package outbox

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -41,21 +40,10 @@ type message struct {
 	EventID string `json:"eventId"`
 	// Body is the exact JSON that is signed and sent.
 	Body []byte `json:"body"`
-	// OrgID, RecordID and State name the change, for Confirm.
-	OrgID    string `json:"orgId,omitempty"`
-	RecordID string `json:"recordId,omitempty"`
-	State    string `json:"state,omitempty"`
+	// Change names the event's change, confirmed before delivery
+	// (outbox.ConfirmFunc.Check); messages of older versions lack it.
+	outbox.Change
 }
-
-// ConfirmFunc tells whether a record has really been in a state (see
-// backend.ChangeConfirmer).
-type ConfirmFunc func(ctx context.Context, orgID, recordID, state string) (bool, error)
-
-// unconfirmedAttempts is how many attempts a message for a change that
-// is not (yet) stored waits before it is dropped: the transition's write
-// follows its staging within milliseconds, so a change still missing
-// after half a minute of retries never happened.
-const unconfirmedAttempts = 5
 
 type endpoint struct {
 	cfg    Config
@@ -75,7 +63,7 @@ type Dispatcher struct {
 	deliverer *outbox.Deliverer
 	logger    *zap.Logger
 	now       func() time.Time
-	confirm   ConfirmFunc
+	confirm   outbox.ConfirmFunc
 	unhandle  func()
 }
 
@@ -83,7 +71,7 @@ type Dispatcher struct {
 // registers the dispatcher's delivery function with deliverer, until
 // Close. confirm, if set, is asked before each delivery whether the
 // change happened.
-func New(cfgs []Config, deliverer *outbox.Deliverer, logger *zap.Logger, confirm ConfirmFunc) (*Dispatcher, error) {
+func New(cfgs []Config, deliverer *outbox.Deliverer, logger *zap.Logger, confirm outbox.ConfirmFunc) (*Dispatcher, error) {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
@@ -159,7 +147,7 @@ func (d *Dispatcher) Stage(ctx context.Context, c backend.StateChange) (backend.
 			return nil, err
 		}
 		id := messageID(c.ID, url)
-		if err := d.box.Stage(ctx, id, Kind, message{Endpoint: url, EventID: c.ID, Body: body, OrgID: c.Record.OrgID, RecordID: c.Record.ID, State: c.Record.State}); err != nil {
+		if err := d.box.Stage(ctx, id, Kind, message{Endpoint: url, EventID: c.ID, Body: body, Change: outbox.Change{OrgID: c.Record.OrgID, RecordID: c.Record.ID, State: c.Record.State}}); err != nil {
 			st.Abort(ctx)
 			return nil, fmt.Errorf("webhook: queueing event %s: %w", c.ID, err)
 		}
@@ -212,16 +200,8 @@ func (d *Dispatcher) deliver(ctx context.Context, e outbox.Entry) error {
 		// the message is another site's, to be signed with its secret.
 		return &outbox.Failure{Public: "endpoint-not-configured", Err: fmt.Errorf("%w: webhook %s takes no events of org %s in this config", outbox.ErrNotMine, m.Endpoint, m.OrgID)}
 	}
-	if d.confirm != nil && m.RecordID != "" {
-		happened, err := d.confirm(ctx, m.OrgID, m.RecordID, m.State)
-		if err != nil {
-			return &outbox.Failure{Public: "storage", Err: err}
-		}
-		if !happened {
-			f := &outbox.Failure{Public: "change-not-stored", Err: errors.New("the record has not been in the event's state")}
-			f.Permanent = e.Attempt >= unconfirmedAttempts
-			return f
-		}
+	if err := d.confirm.Check(ctx, e, m.Change, d.logger); err != nil {
+		return err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.Endpoint, bytes.NewReader(m.Body))
 	if err != nil {

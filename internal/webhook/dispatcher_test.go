@@ -256,7 +256,7 @@ func TestUnconfirmedChangeIsDropped(t *testing.T) {
 			t.Fatalf("outcomes %v", final)
 		}
 	}
-	if s, ok := final["change-not-stored"]; !ok || s.State != outbox.StateFailed || s.Attempts != unconfirmedAttempts {
+	if s, ok := final["change-not-stored"]; !ok || s.State != outbox.StateFailed || s.Attempts != outbox.UnconfirmedAttempts {
 		t.Fatalf("ghost: %+v", final)
 	}
 	if got := r.events(); len(got) != 1 || got[0].id != "ev-real" {
