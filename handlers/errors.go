@@ -17,11 +17,16 @@ import (
 // metrics, where it must not count as a server error.
 const statusClientClosedRequest = 499
 
+// unmetRequest heads the problems of a presentation that does not answer
+// its request.
+const unmetRequest = "the presentation does not answer the proof request, so it was not accepted"
+
 // writeBackendError maps a backend's typed error onto its HTTP status.
 // Anything untyped is an internal error: logged, never shown. The lines it
 // logs carry r's request id, the one of its request log line.
 func writeBackendError(w http.ResponseWriter, r *http.Request, logger *zap.Logger, recordID string, err error) {
 	var conflict *backend.ConflictError
+	var unmet *backend.UnmetRequestError
 	var upstream *backend.UpstreamError
 	var unsupported *backend.UnsupportedError
 	switch {
@@ -33,6 +38,8 @@ func writeBackendError(w http.ResponseWriter, r *http.Request, logger *zap.Logge
 		writeError(w, http.StatusConflict, fmt.Sprintf(
 			"proof record is in state %q; a presentation can be accepted only in state %q",
 			conflict.State, backend.StatePresentationReceived))
+	case errors.As(err, &unmet):
+		writeError(w, http.StatusConflict, append([]string{unmetRequest}, unmet.Problems...))
 	case errors.As(err, &upstream):
 		logger.Warn("upstream agent answered badly", zap.String("request_id", RequestID(r)), zap.Int("status", upstream.Status), zap.Error(err))
 		writeError(w, http.StatusBadGateway, upstream.Message)

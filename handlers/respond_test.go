@@ -23,6 +23,8 @@ func TestWriteBackendError(t *testing.T) {
 		{backend.ErrNotFound, 404, `"message":"proof record r1 not found"`},
 		{fmt.Errorf("wrapped: %w", backend.ErrNotFound), 404, `not found`},
 		{&backend.ConflictError{State: "done"}, 409, `in state \"done\"`},
+		{&backend.UnmetRequestError{Problems: []string{`input descriptor "a": no dateOfBirth`}}, 409,
+			`"message":["the presentation does not answer the proof request, so it was not accepted","input descriptor \"a\": no dateOfBirth"]`},
 		{&backend.UpstreamError{Status: 500, Message: "the agent failed"}, 502, `"message":"the agent failed"`},
 		{backend.ErrTimeout, 504, `"error":"Gateway Timeout"`},
 		{context.DeadlineExceeded, 504, `"error":"Gateway Timeout"`},

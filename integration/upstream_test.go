@@ -80,6 +80,34 @@ func TestUpstreamAgentsThroughCaddy(t *testing.T) {
 		}
 	})
 
+	t.Run("credo presentationExchange: a presentation that misses the definition is not accepted", func(t *testing.T) {
+		// Credo's verifier would accept it (it ignores PEX's errors):
+		// proofgate checks it first, answers 409 naming the field, and
+		// sends no accept to the agent; the one that meets it is accepted.
+		r := postJSON(t, oobPath(orgA, "presentationExchange"), keyA, peBody)
+		if r.status != http.StatusCreated {
+			t.Fatalf("create: %d %s", r.status, r.body)
+		}
+		id := r.json(t)["data"].(map[string]any)["proofRecordId"].(string)
+		present := func(subject map[string]any) {
+			credo.Present("tenant-a", id, openapitest.LDPPresentation("32f54163-7166-48f1-93d8-ff217bdb0653", "citizenship", credo.Challenge(id), subject))
+		}
+		present(map[string]any{"id": "did:example:holder", "name": "Alice"})
+		a := postJSON(t, acceptPath(id), keyA, "")
+		if a.status != http.StatusConflict || !strings.Contains(string(a.body), "does not answer the proof request") || !strings.Contains(string(a.body), "license") {
+			t.Fatalf("accept of a presentation without the required field: %d %s", a.status, a.body)
+		}
+		for _, rec := range credo.Records("tenant-a") {
+			if rec["id"] == id && rec["state"] != "presentation-received" {
+				t.Fatalf("the agent's record moved to %v", rec["state"])
+			}
+		}
+		present(map[string]any{"id": "did:example:holder", "license": "B"})
+		if a := postJSON(t, acceptPath(id), keyA, ""); a.status != http.StatusOK || a.json(t)["state"] != "done" {
+			t.Fatalf("accept of a presentation that meets the definition: %d %s", a.status, a.body)
+		}
+	})
+
 	t.Run("record made on the agent directly", func(t *testing.T) {
 		// proofgate never saw it: ownership must then be asked of the
 		// agent of the caller's org (org A has a tenant to itself).

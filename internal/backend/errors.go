@@ -26,6 +26,20 @@ func (e *ConflictError) Error() string {
 	return fmt.Sprintf("proof record is in state %q", e.State)
 }
 
+// UnmetRequestError means the presentation of a record does not answer
+// its proof request, so it is not accepted (HTTP 409). A backend returns
+// it when it checked the presentation itself, where its agent would have
+// accepted it (Credo does not enforce a presentation definition's
+// constraints). Problems name what is unmet, as the local verifier names
+// them.
+type UnmetRequestError struct {
+	Problems []string
+}
+
+func (e *UnmetRequestError) Error() string {
+	return "the presentation does not answer the proof request: " + strings.Join(e.Problems, "; ")
+}
+
 // UpstreamError means the upstream agent answered badly (HTTP 502). Status
 // is the agent's HTTP status; Message is safe to show to the client.
 type UpstreamError struct {

@@ -23,7 +23,15 @@ import (
 // one with "Proof record is in invalid state done…". Neither wording is a
 // contract, so the state is read back from the agent instead of being
 // guessed from the text.
+//
+// A presentation-exchange presentation is checked against its definition
+// first (recheck.go): Credo accepts one that does not meet it.
 func (b *Backend) AcceptPresentation(ctx context.Context, org backend.Org, id string) (backend.ProofRecord, error) {
+	if b.checksPresentation(id) {
+		if err := b.checkPresentation(ctx, org, id); err != nil {
+			return backend.ProofRecord{}, err
+		}
+	}
 	call := agent.Request{Method: http.MethodPost, Path: b.acceptPath(id, org.Tenant)}
 	resp, err := b.do(ctx, org, call)
 	if err != nil {

@@ -166,7 +166,12 @@ func TestConformance(t *testing.T) {
 					t.Fatalf("early accept: %v, want conflict in request-sent", err)
 				}
 				// The holder answers; accept.
-				fake.SetState(org.Tenant, res.ProofRecord.ID, backend.StatePresentationReceived)
+				if rq.req.RequestType == backend.RequestPresentationExchange {
+					subject := map[string]any{"id": "did:example:holder", "dateOfBirth": "1990-01-01"}
+					fake.Present(org.Tenant, res.ProofRecord.ID, ldpPresentation(fake.Challenge(res.ProofRecord.ID), subject))
+				} else {
+					fake.SetState(org.Tenant, res.ProofRecord.ID, backend.StatePresentationReceived)
+				}
 				done, err := b.AcceptPresentation(ctx, org, res.ProofRecord.ID)
 				if err != nil {
 					t.Fatalf("accept: %v", err)

@@ -66,6 +66,15 @@ const CredoAPIKey = "credo-api-key"
 //     (e.g. already done) gets 500 {"message":"CredoError: Proof record is
 //     in invalid state done. Valid states are: presentation-received."}.
 //   - GET /didcomm/proofs/{id} always gives the record's real state.
+//
+// GET /didcomm/proofs/{id}/form-data answers what Credo 0.5.19's
+// V2ProofProtocol.getFormatData returns (read from @credo-ts/core's
+// source; its OpenAPI example shows a proof record instead): each
+// message's format attachments by format key, {"request":
+// {"presentationExchange":{"presentation_definition":…,"options":
+// {"challenge":…}}}} (the DIF service always adds a challenge, and a
+// domain only when asked) or {"request":{"indy":…}}, and "presentation"
+// once one was received (Present).
 type Credo struct {
 	*Server
 	opts CredoOptions
@@ -73,13 +82,14 @@ type Credo struct {
 	mu        sync.Mutex
 	records   map[string]map[string]map[string]any // tenant → id → ProofExchangeRecord JSON
 	presented map[string]bool                      // record id → a presentation was received
+	formData  map[string]map[string]any            // record id → its form-data answer
 	tokens    map[string]string                    // tenant token → tenant id (known or not)
 	issued    int
 }
 
 // NewCredo starts a fake credo-controller for the test.
 func NewCredo(t testing.TB, opts CredoOptions) *Credo {
-	c := &Credo{opts: opts, records: map[string]map[string]map[string]any{}, presented: map[string]bool{}, tokens: map[string]string{}}
+	c := &Credo{opts: opts, records: map[string]map[string]map[string]any{}, presented: map[string]bool{}, formData: map[string]map[string]any{}, tokens: map[string]string{}}
 	for _, tn := range opts.Tenants {
 		c.records[tn] = map[string]map[string]any{}
 	}
@@ -149,6 +159,63 @@ func (c *Credo) SetState(tenant, id, state string) {
 			c.presented[id] = true
 		}
 	}
+}
+
+// Present makes the holder's presentation arrive for record id: the
+// record moves to presentation-received, isVerified true (as Credo's
+// verifier sets it), and form-data gives presentation under the
+// request's format key. A JWT VP is a JSON string.
+func (c *Credo) Present(tenant, id string, presentation any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rec := c.records[tenant][id]
+	if rec == nil {
+		return
+	}
+	rec["state"], rec["isVerified"] = "presentation-received", true
+	c.presented[id] = true
+	fd := c.formData[id]
+	if fd == nil {
+		fd = map[string]any{"request": map[string]any{}}
+		c.formData[id] = fd
+	}
+	pres := map[string]any{}
+	for key := range fd["request"].(map[string]any) {
+		pres[key] = presentation
+	}
+	fd["presentation"] = pres
+}
+
+// Challenge returns the challenge of record id's presentation-exchange
+// request ("" for another request).
+func (c *Credo) Challenge(id string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	req, _ := c.formData[id]["request"].(map[string]any)
+	pe, _ := req["presentationExchange"].(map[string]any)
+	opts, _ := pe["options"].(map[string]any)
+	ch, _ := opts["challenge"].(string)
+	return ch
+}
+
+// requestFormData is the request's format data Credo keeps for a
+// create-request-oob body.
+func requestFormData(body map[string]any) map[string]any {
+	formats, _ := body["proofFormats"].(map[string]any)
+	if pe, ok := formats["presentationExchange"].(map[string]any); ok {
+		return map[string]any{"presentationExchange": map[string]any{
+			"presentation_definition": pe["presentationDefinition"],
+			"options":                 map[string]any{"challenge": uuid.NewString()},
+		}}
+	}
+	if indy, ok := formats["indy"].(map[string]any); ok {
+		req := map[string]any{"nonce": "1234567890"}
+		for k, v := range indy {
+			req[k] = v
+		}
+		return map[string]any{"indy": req}
+	}
+	return map[string]any{}
 }
 
 // Records returns a copy of tenant's records.
@@ -339,6 +406,14 @@ func (c *Credo) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		writeJSON(w, http.StatusOK, rec)
 
+	case "ProofFormData":
+		id := params["proofRecordId"]
+		if c.records[tenant][id] == nil {
+			notFound(id)
+			return
+		}
+		writeJSON(w, http.StatusOK, c.formData[id])
+
 	case "AcceptPresentation":
 		id := params["proofRecordId"]
 		rec := c.records[tenant][id]
@@ -393,6 +468,9 @@ func (c *Credo) AddRecord(tenant string) string {
 	defer c.mu.Unlock()
 	id := uuid.NewString()
 	c.records[tenant][id] = verifierRecord(id, uuid.NewString(), "v2")
+	c.formData[id] = map[string]any{"request": requestFormData(map[string]any{"proofFormats": map[string]any{"indy": map[string]any{
+		"name": "made elsewhere", "version": "1.0", "requested_attributes": map[string]any{}, "requested_predicates": map[string]any{},
+	}}})}
 	return id
 }
 
@@ -405,6 +483,7 @@ func (c *Credo) create(w http.ResponseWriter, r *http.Request, tenant string, bo
 		}
 	}
 	c.records[tenant][id] = rec
+	c.formData[id] = map[string]any{"request": requestFormData(body)}
 
 	reqMsg := map[string]any{
 		"@type":   "https://didcomm.org/present-proof/2.0/request-presentation",
