@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -68,9 +69,9 @@ func (h *Handler) provisionMail(ctx caddy.Context, storage certmagic.Storage) er
 	d := val.(*mail.Deliverer)
 	// Withdrawn in Cleanup (detachMail): if Caddy refuses this config, the
 	// running one hears the outcomes again. A mail is confirmed before it
-	// is sent as a webhook is (confirmChange): one of a record that never
-	// reached its state is dropped.
-	h.gw.Mail = &mailer{d: d, unsubscribe: d.Subscribe(h.recordMailOutcome, h.confirmChange)}
+	// is sent (confirmInvitationMail): one of a record that never reached
+	// its state, or no longer exists, is dropped.
+	h.gw.Mail = &mailer{d: d, unsubscribe: d.Subscribe(h.recordMailOutcome, h.confirmInvitationMail)}
 	return nil
 }
 
@@ -158,4 +159,32 @@ func (m *mailer) Release(mailIDs ...string) {
 	if len(mailIDs) > 0 {
 		m.d.Notify(mailIDs...)
 	}
+}
+
+// confirmInvitationMail tells whether an invitation mail may go out: its
+// record reached its state, as a webhook event's must (confirmChange),
+// and, where the backend keeps its own records (the local verifier), the
+// record still exists for the mail's org. Unlike an event, which tells of
+// something that happened, an invitation is only worth sending while its
+// record can be answered: one a failed create discarded (its mail's
+// withdrawal failed too) or one deleted after its retention cannot.
+// Agents' records are not looked up: that would be a call to the agent
+// per mail.
+func (h *Handler) confirmInvitationMail(ctx context.Context, orgID, recordID, state string) (bool, error) {
+	reached, err := h.confirmChange(ctx, orgID, recordID, state)
+	if err != nil || !reached {
+		return reached, err
+	}
+	b, _, ok := h.gw.Backends.Route(orgID)
+	if !ok {
+		return true, nil
+	}
+	if _, keepsRecords := b.(backend.ChangeConfirmer); !keepsRecords {
+		return true, nil
+	}
+	owner, err := b.RecordOrg(ctx, recordID)
+	if errors.Is(err, backend.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil && owner == orgID, err
 }
