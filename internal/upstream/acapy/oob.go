@@ -86,6 +86,10 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 		return backend.OOBResult{}, err
 	}
 	if err := owner.Wait(); err != nil {
+		// Nobody gets the invitation: both records go, the invitation's
+		// first (a holder who had it could not answer a request deleted
+		// before it anyway, but the out-of-band record would stay).
+		b.discardInvitation(org, oobID)
 		b.discard(org, rec.ID)
 		return backend.OOBResult{}, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/caddyserver/certmagic"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/testenv/storagetest"
 	"github.com/proofgate/proofgate/internal/upstream/openapitest"
 )
 
@@ -73,6 +74,27 @@ func TestCreateOwnerAroundTheInvitation(t *testing.T) {
 			t.Fatalf("after a restart the deleted request's owner is remembered: %v", err)
 		}
 	})
+}
+
+// A create whose owner cannot be made durable once the invitation exists
+// fails (503) and leaves nothing at the agent: the request and the
+// invitation's out-of-band record are both deleted.
+func TestCreateOwnerWriteFailsAfterTheInvitation(t *testing.T) {
+	fake := openapitest.NewACAPy(t, openapitest.ACAPyOptions{APIKey: "admin-key"})
+	b := newBackend(t, fake, func(b *Backend) {
+		b.APIKey = "admin-key"
+		b.storage = &storagetest.FailingStores{Storage: &certmagic.FileStorage{Path: t.TempDir()}, Prefix: "proofgate/upstream-records/"}
+	})
+	_, err := b.SendOutOfBandRequest(context.Background(), backend.Org{ID: "org-1"}, indyRequest())
+	if !errors.Is(err, backend.ErrUnavailable) {
+		t.Fatalf("create: %v, want ErrUnavailable", err)
+	}
+	if n := len(fake.Records("")); n != 0 {
+		t.Errorf("the agent holds %d requests, want none", n)
+	}
+	if n := fake.Invitations(""); n != 0 {
+		t.Errorf("the agent holds %d invitations, want none", n)
+	}
 }
 
 // TestUnusableCreateAnswerDeleted: when ACA-Py makes the request but its

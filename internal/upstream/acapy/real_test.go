@@ -1,11 +1,15 @@
 package acapy
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"os"
 	"strings"
@@ -16,6 +20,7 @@ import (
 
 	"github.com/proofgate/proofgate/internal/backend"
 	acapyenv "github.com/proofgate/proofgate/internal/testenv/acapy"
+	"github.com/proofgate/proofgate/internal/testenv/storagetest"
 )
 
 func TestMain(m *testing.M) { os.Exit(acapyenv.Main(m)) }
@@ -142,6 +147,47 @@ func realSuite(t *testing.T, agent *acapyenv.Agent) {
 		}
 		if !strings.Contains(mustJSON(def), "hub://did:foo:123/Collection/schema.us.gov/passport.json") {
 			t.Errorf("the agent lost the input descriptor's schema: %s", mustJSON(def))
+		}
+	})
+
+	t.Run("owner write fails after the invitation: nothing is left", func(t *testing.T) {
+		// The agent's answers are read on their way (a proxy), for the
+		// ids of what the create made; then the agent is asked for them.
+		target, _ := url.Parse(agent.AdminURL)
+		proxy := httputil.NewSingleHostReverseProxy(target)
+		var made struct {
+			PresExID string `json:"pres_ex_id"`
+			OOBID    string `json:"oob_id"`
+		}
+		proxy.ModifyResponse = func(resp *http.Response) error {
+			if resp.Request.Method != http.MethodPost {
+				return nil
+			}
+			raw, err := io.ReadAll(resp.Body)
+			if err != nil {
+				return err
+			}
+			_ = json.Unmarshal(raw, &made) // each create call fills its own id
+			resp.Body = io.NopCloser(bytes.NewReader(raw))
+			return nil
+		}
+		srv := httptest.NewServer(proxy)
+		t.Cleanup(srv.Close)
+		failing := realBackend(t, agent, func(b *Backend) {
+			b.URL = srv.URL
+			b.storage = &storagetest.FailingStores{Storage: &certmagic.FileStorage{Path: t.TempDir()}, Prefix: "proofgate/upstream-records/"}
+		})
+		if _, err := failing.SendOutOfBandRequest(ctx, org, indyRequest()); !errors.Is(err, backend.ErrUnavailable) {
+			t.Fatalf("create: %v, want ErrUnavailable", err)
+		}
+		if made.PresExID == "" || made.OOBID == "" {
+			t.Fatalf("the agent's answers named no request or invitation: %+v", made)
+		}
+		if status, body := agent.Call(t, http.MethodGet, "/present-proof-2.0/records/"+made.PresExID, "", nil); status != http.StatusNotFound {
+			t.Errorf("the request is still at the agent: %d %s", status, body)
+		}
+		if status, body := agent.Call(t, http.MethodGet, "/out-of-band/invitations?oob_id="+made.OOBID, "", nil); status != http.StatusNotFound {
+			t.Errorf("the invitation's out-of-band record is still at the agent: %d %s", status, body)
 		}
 	})
 

@@ -23,6 +23,7 @@ const (
 	ACAPyGetRecord        = "GET /present-proof-2.0/records/{pres_ex_id}"
 	ACAPyDeleteRecord     = "DELETE /present-proof-2.0/records/{pres_ex_id}"
 	ACAPyWalletToken      = "POST /multitenancy/wallet/{wallet_id}/token"
+	ACAPyDeleteInvitation = "DELETE /out-of-band/invitations/{invi_msg_id}"
 )
 
 // ACAPyOptions shape a fake ACA-Py admin API.
@@ -43,15 +44,17 @@ type ACAPy struct {
 
 	mu      sync.Mutex
 	records map[string]map[string]map[string]any // wallet → pres_ex_id → V20PresExRecord
+	invites map[string]map[string]bool           // wallet → invi_msg_id of its out-of-band records
 	tokens  map[string]string                    // wallet → its only valid token
 	issued  int
 }
 
 // NewACAPy starts a fake ACA-Py for the test.
 func NewACAPy(t testing.TB, opts ACAPyOptions) *ACAPy {
-	a := &ACAPy{opts: opts, records: map[string]map[string]map[string]any{"": {}}, tokens: map[string]string{}}
+	a := &ACAPy{opts: opts, records: map[string]map[string]map[string]any{"": {}}, invites: map[string]map[string]bool{"": {}}, tokens: map[string]string{}}
 	for _, w := range opts.Wallets {
 		a.records[w] = map[string]map[string]any{}
+		a.invites[w] = map[string]bool{}
 	}
 	a.Server = NewServer(t, Options{Doc: ACAPyDoc, Handler: http.HandlerFunc(a.serve), Authenticate: a.authForm})
 	return a
@@ -100,6 +103,13 @@ func (a *ACAPy) SetState(wallet, id, state string) {
 	if rec := a.records[wallet][id]; rec != nil {
 		rec["state"] = state
 	}
+}
+
+// Invitations returns how many out-of-band records wallet holds.
+func (a *ACAPy) Invitations(wallet string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.invites[wallet])
 }
 
 // Records returns a copy of a wallet's records.
@@ -220,6 +230,7 @@ func (a *ACAPy) serve(w http.ResponseWriter, r *http.Request) {
 			inv["goal_code"] = body.GoalCode
 		}
 		ib, _ := json.Marshal(inv)
+		a.invites[wallet][invID] = true
 		writeJSON(w, http.StatusOK, map[string]any{
 			"invi_msg_id": invID, "oob_id": uuid.NewString(), "state": "initial", "trace": false,
 			"invitation": inv, "invitation_url": "http://" + r.Host + "?oob=" + base64.RawURLEncoding.EncodeToString(ib),
@@ -241,6 +252,15 @@ func (a *ACAPy) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		delete(recs, id)
+		writeJSON(w, http.StatusOK, map[string]any{})
+
+	case ACAPyDeleteInvitation:
+		id := params["invi_msg_id"]
+		if !a.invites[wallet][id] {
+			textError(w, http.StatusNotFound, "Record not found: oob_record")
+			return
+		}
+		delete(a.invites[wallet], id)
 		writeJSON(w, http.StatusOK, map[string]any{})
 
 	case ACAPyVerify:
