@@ -27,15 +27,22 @@ var _ backend.Discarder = (*Backend)(nil)
 // failure is logged: the record is an unanswerable invitation, not a
 // request a holder could answer.
 func (b *Backend) discardInvitation(org backend.Org, invitationID string) {
-	ctx, cancel := context.WithTimeout(context.Background(), b.TimeoutOrDefault())
-	defer cancel()
-	call := agent.Request{Method: http.MethodDelete, Path: "/out-of-band/invitations/" + url.PathEscape(invitationID), Idempotent: true}
-	resp, err := b.do(ctx, org, call)
-	if err == nil && resp.Status/100 != 2 && resp.Status != http.StatusNotFound {
-		err = b.client.StatusError(call, resp, false)
-	}
-	if err != nil {
+	if err := b.deleteAgain(org, "/out-of-band/invitations/"+url.PathEscape(invitationID), false); err != nil {
 		b.client.Logger().Warn("could not delete an invitation nobody received",
 			zap.String("invi_msg_id", invitationID), zap.String("org", org.ID), zap.Error(err))
 	}
+}
+
+// deleteAgain deletes what a failed create made at path, on a context of
+// its own (the caller's may be what ran out); a 404 is success: it is
+// gone. recordScoped is agent.Client.StatusError's.
+func (b *Backend) deleteAgain(org backend.Org, path string, recordScoped bool) error {
+	ctx, cancel := context.WithTimeout(context.Background(), b.TimeoutOrDefault())
+	defer cancel()
+	call := agent.Request{Method: http.MethodDelete, Path: path, Idempotent: true}
+	resp, err := b.do(ctx, org, call)
+	if err == nil && resp.Status/100 != 2 && resp.Status != http.StatusNotFound {
+		err = b.client.StatusError(call, resp, recordScoped)
+	}
+	return err
 }

@@ -116,14 +116,7 @@ func (b *Backend) undo(org backend.Org, id string, owner agent.Remembering) {
 // discard deletes a presentation exchange that no invitation carries, on
 // a context of its own: the caller's may be what ran out.
 func (b *Backend) discard(org backend.Org, id string) {
-	ctx, cancel := context.WithTimeout(context.Background(), b.TimeoutOrDefault())
-	defer cancel()
-	call := agent.Request{Method: http.MethodDelete, Path: recordPath(id), Idempotent: true}
-	resp, err := b.do(ctx, org, call)
-	if err == nil && resp.Status/100 != 2 && resp.Status != http.StatusNotFound {
-		err = b.client.StatusError(call, resp, true)
-	}
-	if err != nil {
+	if err := b.deleteAgain(org, recordPath(id), true); err != nil {
 		b.client.Logger().Error("could not delete a presentation request left without invitation",
 			zap.String("pres_ex_id", id), zap.String("org", org.ID), zap.Error(err))
 		// Looked at again, and deleted, by the orphan sweeps.
