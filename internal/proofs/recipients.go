@@ -33,10 +33,21 @@ const (
 
 // absentKeys remembers verkeys that are not ours.
 type absentKeys struct {
-	mu    sync.Mutex
-	at    map[string]time.Time
-	order []string // insertion order, for eviction
+	mu sync.Mutex
+	at map[string]time.Time
+	// order is every add in turn, for eviction. A verkey dropped from at
+	// (expired in has, or forgotten) and added again has two slots: the
+	// older one evicts nothing, since its time is not the entry's (it
+	// used to evict the fresh entry), and slots are trimmed past
+	// maxAbsentKeys live entries, so the map keeps as many as it may.
+	order []absentSlot
 	now   func() time.Time
+}
+
+// absentSlot is one add: the verkey and the time it was added at.
+type absentSlot struct {
+	verkey string
+	at     time.Time
 }
 
 func newAbsentKeys(now func() time.Time) *absentKeys {
@@ -57,16 +68,18 @@ func (a *absentKeys) has(verkey string) bool {
 func (a *absentKeys) add(verkey string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if _, ok := a.at[verkey]; !ok {
-		a.order = append(a.order, verkey)
-	}
-	a.at[verkey] = a.now()
-	for len(a.order) > maxAbsentKeys {
-		delete(a.at, a.order[0])
+	t := a.now()
+	a.at[verkey] = t
+	a.order = append(a.order, absentSlot{verkey, t})
+	for len(a.at) > maxAbsentKeys || len(a.order) > 2*maxAbsentKeys {
+		oldest := a.order[0]
 		a.order = a.order[1:]
+		if held, ok := a.at[oldest.verkey]; ok && held.Equal(oldest.at) {
+			delete(a.at, oldest.verkey)
+		}
 	}
 	if cap(a.order) > 4*maxAbsentKeys {
-		a.order = append([]string(nil), a.order...) // let the old array go
+		a.order = append([]absentSlot(nil), a.order...) // let the old array go
 	}
 }
 

@@ -106,4 +106,18 @@ func TestRecipientFinderFindsOurKeyAmongOthers(t *testing.T) {
 	if ab.has(string(rune(maxAbsentKeys + 9))) {
 		t.Error("negative entry outlived its TTL")
 	}
+
+	// A verkey forgotten (or expired) and added again is not evicted by
+	// its older slot, and the cache keeps as many live entries as it may.
+	ab = newAbsentKeys(func() time.Time { return now })
+	ab.add("again")
+	ab.forget("again")
+	now = now.Add(time.Second)
+	ab.add("again")
+	for i := range maxAbsentKeys - 1 {
+		ab.add(string(rune(i)))
+	}
+	if !ab.has("again") || len(ab.at) != maxAbsentKeys {
+		t.Errorf("re-added verkey kept %v, %d entries held (want %d)", ab.has("again"), len(ab.at), maxAbsentKeys)
+	}
 }
