@@ -1,10 +1,12 @@
 package openapitest
 
 import (
+	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"strings"
 	"sync"
@@ -69,12 +71,13 @@ const CredoAPIKey = "credo-api-key"
 //
 // GET /didcomm/proofs/{id}/form-data answers what Credo 0.5.19's
 // V2ProofProtocol.getFormatData returns (read from @credo-ts/core's
-// source; its OpenAPI example shows a proof record instead): each
-// message's format attachments by format key, {"request":
+// source; its OpenAPI example shows a proof record instead; the shape is
+// checked against a real Credo verifier's by credo.TestRealCredoFormData):
+// each message's format attachments by format key, {"request":
 // {"presentationExchange":{"presentation_definition":…,"options":
-// {"challenge":…}}}} (the DIF service always adds a challenge, and a
-// domain only when asked) or {"request":{"indy":…}}, and "presentation"
-// once one was received (Present).
+// {"challenge":…}}}} (the DIF service always adds a challenge, an Askar
+// nonce, and a domain only when asked) or {"request":{"indy":…}}, and
+// "presentation" once one was received (Present).
 type Credo struct {
 	*Server
 	opts CredoOptions
@@ -198,6 +201,15 @@ func (c *Credo) Challenge(id string) string {
 	return ch
 }
 
+// askarNonce is a challenge as Credo's Askar wallet makes one
+// (generateNonce): 80 random bits in decimal, e.g.
+// "183504975671534827234557".
+func askarNonce() string {
+	b := make([]byte, 10)
+	rand.Read(b)
+	return new(big.Int).SetBytes(b).String()
+}
+
 // requestFormData is the request's format data Credo keeps for a
 // create-request-oob body.
 func requestFormData(body map[string]any) map[string]any {
@@ -205,7 +217,7 @@ func requestFormData(body map[string]any) map[string]any {
 	if pe, ok := formats["presentationExchange"].(map[string]any); ok {
 		return map[string]any{"presentationExchange": map[string]any{
 			"presentation_definition": pe["presentationDefinition"],
-			"options":                 map[string]any{"challenge": uuid.NewString()},
+			"options":                 map[string]any{"challenge": askarNonce()},
 		}}
 	}
 	if indy, ok := formats["indy"].(map[string]any); ok {
