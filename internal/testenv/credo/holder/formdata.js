@@ -55,9 +55,6 @@ const definition = {
   }],
 }
 
-// newAgent makes an agent whose DIDComm inbound transport listens on a
-// loopback port of its own (holder.js's approach: HttpInboundTransport calls
-// app.listen(port), bound here to 127.0.0.1; port 0 picks a free one).
 // LaxHolderFormat is the holder's presentation-exchange format service:
 // Credo's own, but while ignoreFilters is set it answers a request as if its
 // definition had no field filters (what a modified wallet could send).
@@ -74,6 +71,9 @@ class LaxHolderFormat extends core.DifPresentationExchangeProofFormatService {
   }
 }
 
+// newAgent makes an agent whose DIDComm inbound transport listens on a
+// loopback port of its own (holder.js's approach: HttpInboundTransport calls
+// app.listen(port), bound here to 127.0.0.1; port 0 picks a free one).
 async function newAgent(label, pexFormat) {
   const app = express()
   const listen = app.listen.bind(app)
