@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -52,23 +53,40 @@ func TestLocalVerifierWithCredoHolder(t *testing.T) {
 		schema string
 		// format is the definition's format, or "" for none.
 		format string
+		// jwt: the holder presents a VC-JWT it was issued for this case, as
+		// a jwt_vp; the field's paths then reach its claims through the vc
+		// claim too (DIF PE reads a JWT credential's decoded payload).
+		jwt bool
 	}{
-		{"short URL, no schema", "credo-short-v2", true, "", ""},
-		{"long URL, context as schema", "credo-long-v1", false, "https://www.w3.org/2018/credentials/v1", ""},
+		{"short URL, no schema", "credo-short-v2", true, "", "", false},
+		{"long URL, context as schema", "credo-long-v1", false, "https://www.w3.org/2018/credentials/v1", "", false},
 		// As definitions for Credo are written (it reads ldp_vc): the
 		// local verifier holds the answer to it.
-		{"format named", "credo-format", true, "", `"format":{"ldp_vc":{"proof_type":["Ed25519Signature2018"]}},`},
+		{"format named", "credo-format", true, "", `"format":{"ldp_vc":{"proof_type":["Ed25519Signature2018"]}},`, false},
+		// Last: from here on the holder also has a JWT credential. Credo
+		// writes this VP's descriptor path relative to its vp claim
+		// ($.verifiableCredential[0]).
+		{"JWT credential, jwt_vp", "credo-jwt", true, "", `"format":{"jwt_vc":{"alg":["EdDSA"]},"jwt_vp":{"alg":["EdDSA"]}},`, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			schema := ""
 			if tc.schema != "" {
 				schema = `"schema":[{"uri":"` + tc.schema + `"}],`
 			}
+			paths := `["$.credentialSubject.givenName"]`
+			if tc.jwt {
+				// A claim only the JWT credential has: Credo 0.5.19's holder
+				// does not choose by the definition's format (asked for
+				// jwt_vc, it presented the JSON-LD credential, which the
+				// local verifier refused for its format).
+				h.IssueSelfJWT(t, map[string]any{"familyName": "Liddell"})
+				paths = `["$.credentialSubject.familyName","$.vc.credentialSubject.familyName"]`
+			}
 			shorten := map[bool]string{true: "true", false: "false"}[tc.shorten]
 			body := `{"isShortenUrl":` + shorten + `,"comment":"show your test credential","proofFormats":{},
 				"presentationDefinition":{"id":"` + tc.defID + `",` + tc.format + `
 				"input_descriptors":[{"id":"` + descriptor + `","name":"Test credential",` + schema + `
-				"constraints":{"fields":[{"path":["$.credentialSubject.givenName"]}]}}]}}`
+				"constraints":{"fields":[{"path":` + paths + `}]}}]}}`
 			r := postJSON(t, oobPath(orgA, "presentationExchange"), keyA, body)
 			if r.status != http.StatusCreated {
 				t.Fatalf("create: %d %s", r.status, r.body)
@@ -81,6 +99,10 @@ func TestLocalVerifierWithCredoHolder(t *testing.T) {
 
 			hr := presentedAndAccepted(t, h, id, thid, invURL, cred.IssuerDID)
 			d := h.Proof(t, hr.ID)
+			if tc.jwt {
+				checkCredoJWTPresentation(t, d.FormatData.Presentation, tc.defID, descriptor)
+				return
+			}
 			var pres struct {
 				Pex struct {
 					Context []any `json:"@context"`
@@ -110,6 +132,44 @@ func TestLocalVerifierWithCredoHolder(t *testing.T) {
 				p.Context, p.Proof.Domain, p.Submission.DescriptorMap[0].Format)
 		})
 	}
+}
+
+// checkCredoJWTPresentation checks that the holder's presentation (its
+// format data) was a jwt_vp answering definition defID's descriptor with
+// a JWT credential, bound to a challenge (nonce).
+func checkCredoJWTPresentation(t *testing.T, formatData json.RawMessage, defID, descriptor string) {
+	t.Helper()
+	var pres struct {
+		Pex string `json:"presentationExchange"`
+	}
+	if err := json.Unmarshal(formatData, &pres); err != nil || strings.Count(pres.Pex, ".") != 2 {
+		t.Fatalf("the holder's presentation is not a compact JWT: %v\n%s", err, formatData)
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(strings.Split(pres.Pex, ".")[1])
+	if err != nil {
+		t.Fatalf("the holder's JWT VP payload: %v", err)
+	}
+	var vp struct {
+		Nonce string `json:"nonce"`
+		VP    struct {
+			VerifiableCredential []string `json:"verifiableCredential"`
+			Submission           struct {
+				DefinitionID  string `json:"definition_id"`
+				DescriptorMap []struct {
+					ID, Format, Path string
+				} `json:"descriptor_map"`
+			} `json:"presentation_submission"`
+		} `json:"vp"`
+	}
+	if err := json.Unmarshal(payload, &vp); err != nil {
+		t.Fatalf("the holder's JWT VP payload: %v\n%s", err, payload)
+	}
+	m := vp.VP.Submission.DescriptorMap
+	if vp.Nonce == "" || len(vp.VP.VerifiableCredential) != 1 || vp.VP.Submission.DefinitionID != defID ||
+		len(m) != 1 || m[0].ID != descriptor || m[0].Format != "jwt_vc" {
+		t.Fatalf("the holder's JWT VP payload: %s", payload)
+	}
+	t.Logf("Credo's jwt_vp: descriptor path %q, format %q", m[0].Path, m[0].Format)
 }
 
 // presentedAndAccepted hands invURL to the Credo holder h, checks that

@@ -26,6 +26,14 @@ type selection struct {
 	// root is the presentation (a JWT presentation's payload): what an
 	// entry with path_nested must select.
 	root map[string]any
+	// vpClaim is a JWT presentation's vp claim, nil for a JSON-LD one.
+	// Its entries' paths are read from the payload (as OpenID4VP's
+	// examples write them: $.vp.verifiableCredential[0]) and, where that
+	// selects nothing, from the vp claim, where the presentation_submission
+	// is: Credo 0.5.19 (Sphereon's PEX) writes $.verifiableCredential[0]
+	// for the VP it signs (TestRealCredoFormData). Both name the same
+	// listed credentials, so reading both lets no unlisted value in.
+	vpClaim map[string]any
 	// creds are the presentation's verifiableCredential entries: the
 	// credentials a verifier checks, so the only ones an entry may name.
 	creds []any
@@ -110,11 +118,19 @@ func selectCredential(root any, m peMapping, where string, depth int, sel *selec
 	if err != nil {
 		return nil, shape{}, fmt.Sprintf("%s.path %q: %v", where, m.Path, err)
 	}
+	if r, ok := root.(map[string]any); len(vals) == 0 && sel.vpClaim != nil && ok && same(r, sel.root) {
+		// Relative to the vp claim instead (selection.vpClaim).
+		if vals, err = p.Get(sel.vpClaim, jsonpath.NewBudget(jsonpath.MaxPlainLength+1, 1, time.Time{})); err != nil {
+			return nil, shape{}, fmt.Sprintf("%s.path %q: %v", where, m.Path, err)
+		}
+	}
 	if len(vals) == 0 {
 		return nil, shape{}, fmt.Sprintf("path %q selects nothing in the presentation", m.Path)
 	}
 	if m.PathNested != nil {
-		if v, ok := vals[0].(map[string]any); !ok || !same(v, sel.root) {
+		// The presentation itself: a JWT's payload, or the vp claim its
+		// paths may be read from.
+		if v, ok := vals[0].(map[string]any); !ok || !same(v, sel.root) && (sel.vpClaim == nil || !same(v, sel.vpClaim)) {
 			return nil, shape{}, fmt.Sprintf("%s.path %q has a path_nested, so it must select the presentation itself (\"$\")", where, m.Path)
 		}
 		return selectCredential(vals[0], *m.PathNested, where+".path_nested", depth+1, sel)

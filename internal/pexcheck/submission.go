@@ -190,6 +190,9 @@ func Check(request, presentation []byte, challenge, domain string) []string {
 		jwts:  map[string]decodedJWT{},
 		creds: listedCredentials(vp, isJWT),
 	}
+	if inner, ok := vp["vp"].(map[string]any); isJWT && ok {
+		sel.vpClaim = inner
+	}
 	for i, m := range sub.DescriptorMap {
 		d, known := byID[m.ID]
 		if !known {

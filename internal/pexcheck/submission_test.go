@@ -96,8 +96,8 @@ func unsignedJWT(payload map[string]any) string {
 }
 
 // TestJWTPresentation: a jwt_vp is read from its payload: the submission
-// in the vp claim, nested jwt_vc credentials, nonce and aud as challenge
-// and domain.
+// in the vp claim, nested jwt_vc credentials, entries' paths from the
+// payload or the vp claim, nonce and aud as challenge and domain.
 func TestJWTPresentation(t *testing.T) {
 	def := []byte(`{"presentation_definition":{"id":"d","input_descriptors":[{"id":"age","constraints":{"fields":[
 		{"path":["$.credentialSubject.age","$.vc.credentialSubject.age"],"filter":{"type":"number","minimum":18}}]}}]}}`)
@@ -128,6 +128,25 @@ func TestJWTPresentation(t *testing.T) {
 			p["presentation_submission"] = inner["presentation_submission"]
 			delete(inner, "presentation_submission")
 		}), ""},
+		// Credo 0.5.19's holder writes its entries' paths relative to the
+		// vp claim (TestRealCredoFormData in internal/upstream/credo).
+		{"path relative to the vp claim", vp(func(_, inner map[string]any) { setEntry(inner, "jwt_vc", "$.verifiableCredential[0]", nil) }), ""},
+		{"path_nested relative to the vp claim", vp(func(_, inner map[string]any) {
+			setEntry(inner, "jwt_vp", "$", map[string]any{"id": "age", "format": "jwt_vc", "path": "$.verifiableCredential[0]"})
+		}), ""},
+		{"vp claim itself with path_nested", vp(func(_, inner map[string]any) {
+			setEntry(inner, "jwt_vp", "$.vp", map[string]any{"id": "age", "format": "jwt_vc", "path": "$.verifiableCredential[0]"})
+		}), ""},
+		{"path relative to the vp claim, filter failed", vp(func(_, inner map[string]any) {
+			inner["verifiableCredential"] = []any{unsignedJWT(map[string]any{"iss": "did:example:i", "vc": map[string]any{"credentialSubject": map[string]any{"age": 12}}})}
+			setEntry(inner, "jwt_vc", "$.verifiableCredential[0]", nil)
+		}), "does not match the filter"},
+		{"path in neither", vp(func(_, inner map[string]any) { setEntry(inner, "jwt_vc", "$.verifiableCredential[1]", nil) }), "selects nothing"},
+		{"a credential outside verifiableCredential", vp(func(p, inner map[string]any) {
+			p["other"] = []any{vc}
+			inner["verifiableCredential"] = []any{}
+			setEntry(inner, "jwt_vc", "$.other[0]", nil)
+		}), "not one of the presentation's verifiableCredential entries"},
 		{"payload not JSON", []byte(`"eyJhbGciOiJFZERTQSJ9.bm9wZQ.c2ln"`), "payload is not valid JSON"},
 		{"payload an array", []byte(`"eyJhbGciOiJFZERTQSJ9.W10.c2ln"`), "payload is not a JSON object"},
 	}
@@ -139,6 +158,15 @@ func TestJWTPresentation(t *testing.T) {
 			}
 		})
 	}
+}
+
+// setEntry makes inner's submission one descriptor_map entry for "age".
+func setEntry(inner map[string]any, format, path string, nested map[string]any) {
+	e := map[string]any{"id": "age", "format": format, "path": path}
+	if nested != nil {
+		e["path_nested"] = nested
+	}
+	inner["presentation_submission"] = map[string]any{"definition_id": "d", "descriptor_map": []any{e}}
 }
 
 // TestProofBinding: the challenge must be ours; a domain, when the proof

@@ -94,7 +94,8 @@ type Credential struct {
 	RecordID   string         `json:"recordId"`
 	IssuerDID  string         `json:"issuerDid"`
 	HolderDID  string         `json:"holderDid"`
-	Credential map[string]any `json:"credential"`
+	Credential map[string]any `json:"credential"` // a JSON-LD credential
+	JWT        string         `json:"jwt"`        // a VC-JWT (IssueSelfJWT)
 }
 
 // AnonCredsCredential is an AnonCreds credential the holder was issued
@@ -377,8 +378,20 @@ func (h *Holder) call(ctx context.Context, method, path string, body, out any) e
 // and store it in its wallet.
 func (h *Holder) IssueSelf(t testing.TB, claims map[string]any) Credential {
 	t.Helper()
+	return h.issueSelf(t, map[string]any{"claims": claims})
+}
+
+// IssueSelfJWT is IssueSelf with a VC-JWT (EdDSA, the claims in its vc
+// claim) instead, which Credo presents as a jwt_vp.
+func (h *Holder) IssueSelfJWT(t testing.TB, claims map[string]any) Credential {
+	t.Helper()
+	return h.issueSelf(t, map[string]any{"claims": claims, "format": "jwt_vc"})
+}
+
+func (h *Holder) issueSelf(t testing.TB, body map[string]any) Credential {
+	t.Helper()
 	var c Credential
-	if err := h.call(context.Background(), http.MethodPost, "/credentials", map[string]any{"claims": claims}, &c); err != nil {
+	if err := h.call(context.Background(), http.MethodPost, "/credentials", body, &c); err != nil {
 		t.Fatal(err)
 	}
 	return c

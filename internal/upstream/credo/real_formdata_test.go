@@ -31,7 +31,8 @@ type realFormData struct {
 // format data reads as readFormData expects, a real Credo holder's VP that
 // meets the definition has no problem (no false refusal), and one that
 // fails the field's filter is refused naming the field though Credo
-// itself verified it. It also pins the fake credo-controller's form-data
+// itself verified it; the same for a JWT credential, which Credo's holder
+// presents as a JWT VP (EdDSA, the challenge as its nonce). It also pins the fake credo-controller's form-data
 // answer to the real one's shape. Skips with one line when the Credo
 // holder install is missing (internal/testenv/credo).
 func TestRealCredoFormData(t *testing.T) {
@@ -39,9 +40,12 @@ func TestRealCredoFormData(t *testing.T) {
 	tests := []struct {
 		name      string
 		wantUnmet string // a problem naming this; "" for none
+		jwt       bool   // the VP is a JWT (a string), not a JSON-LD object
 	}{
 		{name: "meets"},
 		{name: "fails", wantUnmet: "birthDate"},
+		{name: "jwt-meets", jwt: true},
+		{name: "jwt-fails", wantUnmet: "birthDate", jwt: true},
 	}
 	got := map[string]realFormData{}
 	for _, line := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
@@ -81,8 +85,19 @@ func TestRealCredoFormData(t *testing.T) {
 				t.Errorf("problems %q, want one naming %q\nVP: %s", problems, tt.wantUnmet, fd.presentation)
 			}
 			t.Logf("problems: %q", problems)
-			if shape := formDataShape(t, r.FormData); !slices.Equal(shape, fakeShape) {
-				t.Errorf("the fake credo-controller's form-data answer (openapitest.Credo) has shape\n  %q\nCredo's has\n  %q", fakeShape, shape)
+			want := fakeShape
+			if tt.jwt {
+				// The fake answers with a JSON-LD VP; Credo keeps a JWT VP
+				// as the compact JWT, in the same place.
+				want = slices.Clone(fakeShape)
+				i := slices.Index(want, "presentation.presentationExchange: object")
+				if i < 0 {
+					t.Fatalf("fake shape %q has no JSON-LD presentation", want)
+				}
+				want[i] = "presentation.presentationExchange: string"
+			}
+			if shape := formDataShape(t, r.FormData); !slices.Equal(shape, want) {
+				t.Errorf("the fake credo-controller's form-data answer (openapitest.Credo) has shape\n  %q\nCredo's has\n  %q", want, shape)
 			}
 		})
 	}

@@ -55,6 +55,12 @@ const definition = {
   }],
 }
 
+// jwtDefinition is definition for a JWT credential, whose claims a path
+// reaches through the JWT's vc claim (DIF PE: paths run on the decoded
+// payload); both paths, as definitions written for either format give them.
+const jwtDefinition = JSON.parse(JSON.stringify(definition))
+jwtDefinition.input_descriptors[0].constraints.fields[0].path.push('$.vc.credentialSubject.birthDate')
+
 // LaxHolderFormat is the holder's presentation-exchange format service:
 // Credo's own, but while ignoreFilters is set it answers a request as if its
 // definition had no field filters (what a modified wallet could send).
@@ -130,7 +136,7 @@ function waitProof(agent, thid, state) {
 
 // selfSigned has the holder sign itself a credential (holder.js's
 // POST /credentials) and store it; it returns the W3cCredentialRecord.
-async function selfSigned(holder, issuerDid, holderDid, claims) {
+async function selfSigned(holder, issuerDid, holderDid, claims, jwt) {
   const credential = core.JsonTransformer.fromJSON({
     '@context': ['https://www.w3.org/2018/credentials/v1', { '@vocab': 'https://proofgate.example/vocab#' }],
     type: ['VerifiableCredential'],
@@ -138,12 +144,10 @@ async function selfSigned(holder, issuerDid, holderDid, claims) {
     issuanceDate: new Date(Date.now() - 60_000).toISOString().replace(/\.\d+Z$/, 'Z'),
     credentialSubject: { id: holderDid, ...claims },
   }, core.W3cCredential)
-  const signed = await holder.w3cCredentials.signCredential({
-    format: core.ClaimFormat.LdpVc,
-    credential,
-    proofType: 'Ed25519Signature2018',
-    verificationMethod: `${issuerDid}#${issuerDid.slice('did:key:'.length)}`,
-  })
+  const verificationMethod = `${issuerDid}#${issuerDid.slice('did:key:'.length)}`
+  const signed = await holder.w3cCredentials.signCredential(jwt
+    ? { format: core.ClaimFormat.JwtVc, credential, alg: core.JwaSignatureAlgorithm.EdDSA, verificationMethod }
+    : { format: core.ClaimFormat.LdpVc, credential, proofType: 'Ed25519Signature2018', verificationMethod })
   return holder.w3cCredentials.storeCredential({ credential: signed })
 }
 
@@ -154,10 +158,10 @@ async function newDidKey(agent) {
 }
 
 // exchange runs one request and its answer.
-async function exchange(verifier, holder) {
+async function exchange(verifier, holder, presentationDefinition = definition) {
   const { message, proofRecord } = await verifier.proofs.createRequest({
     protocolVersion: 'v2',
-    proofFormats: { presentationExchange: { presentationDefinition: definition } },
+    proofFormats: { presentationExchange: { presentationDefinition } },
   })
   const { outOfBandInvitation } = await verifier.oob.createInvitation({ messages: [message], handshake: false })
   const received = waitProof(verifier, proofRecord.threadId, 'presentation-received')
@@ -187,6 +191,15 @@ async function main() {
   await selfSigned(holder, issuerDid, holderDid, { givenName: 'Bob', birthDate: '2010-05-05' })
   holderFormat.ignoreFilters = true
   process.stdout.write(JSON.stringify({ case: 'fails', ...(await exchange(verifier, holder)) }) + '\n')
+
+  // jwt-meets and jwt-fails: the same with a JWT credential (EdDSA), which
+  // Credo's holder presents as a JWT VP.
+  for (const [name, claims, lax] of [['jwt-meets', { givenName: 'Carol', birthDate: '1985-02-02' }, false], ['jwt-fails', { givenName: 'Dan', birthDate: '2011-03-03' }, true]]) {
+    for (const r of await holder.w3cCredentials.getAllCredentialRecords()) await holder.w3cCredentials.removeCredentialRecord(r.id)
+    await selfSigned(holder, issuerDid, holderDid, claims, true)
+    holderFormat.ignoreFilters = lax
+    process.stdout.write(JSON.stringify({ case: name, ...(await exchange(verifier, holder, jwtDefinition)) }) + '\n')
+  }
 
   for (const agent of [verifier, holder]) {
     await agent.shutdown()

@@ -86,6 +86,7 @@ async function main() {
     ConsoleLogger,
     DifPresentationExchangeProofFormatService,
     HttpOutboundTransport,
+    JwaSignatureAlgorithm,
     JsonTransformer,
     KeyDerivationMethod,
     KeyType,
@@ -202,14 +203,16 @@ async function main() {
         },
         W3cCredential
       )
-      const signed = await agent.w3cCredentials.signCredential({
-        format: ClaimFormat.LdpVc,
-        credential,
-        proofType: 'Ed25519Signature2018',
-        verificationMethod: `${issuerDid}#${issuerDid.slice('did:key:'.length)}`,
-      })
+      // format jwt_vc: a VC-JWT (EdDSA) instead, which Credo presents as a
+      // jwt_vp it signs with the holder's key.
+      if (body.format !== undefined && body.format !== 'ldp_vc' && body.format !== 'jwt_vc') throw httpError(400, 'format must be ldp_vc or jwt_vc')
+      const verificationMethod = `${issuerDid}#${issuerDid.slice('did:key:'.length)}`
+      const jwt = body.format === 'jwt_vc'
+      const signed = await agent.w3cCredentials.signCredential(jwt
+        ? { format: ClaimFormat.JwtVc, credential, alg: JwaSignatureAlgorithm.EdDSA, verificationMethod }
+        : { format: ClaimFormat.LdpVc, credential, proofType: 'Ed25519Signature2018', verificationMethod })
       const record = await agent.w3cCredentials.storeCredential({ credential: signed })
-      return { recordId: record.id, issuerDid, holderDid, credential: signed.toJson() }
+      return { recordId: record.id, issuerDid, holderDid, ...(jwt ? { jwt: signed.serializedJwt } : { credential: signed.toJson() }) }
     },
 
     'POST /receive': async (body) => {
