@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/checkslots"
 )
 
 // statusClientClosedRequest is the status of a request whose client went
@@ -46,6 +47,14 @@ func writeBackendError(w http.ResponseWriter, r *http.Request, logger *zap.Logge
 	case errors.Is(err, backend.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		logger.Warn("backend timed out", zap.String("request_id", RequestID(r)), zap.Error(err))
 		writeError(w, http.StatusGatewayTimeout, "the agent did not answer in time")
+	case errors.Is(err, checkslots.ErrBusy):
+		// As many presentations are being checked as the process allows
+		// (a credo backend checks one before it accepts it; nothing was
+		// accepted). A check takes a second or two: say when to come
+		// back, as the DIDComm endpoint does.
+		logger.Warn("too many presentations being checked", zap.String("request_id", RequestID(r)), zap.Error(err))
+		w.Header().Set("Retry-After", "2")
+		writeError(w, http.StatusServiceUnavailable, "too many presentations are being checked right now; try again in a few seconds")
 	case errors.Is(err, backend.ErrUnavailable):
 		logger.Warn("backend unavailable", zap.String("request_id", RequestID(r)), zap.Error(err))
 		writeError(w, http.StatusServiceUnavailable, "the verifier is unavailable; try again later")

@@ -12,25 +12,30 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/checkslots"
 )
 
 func TestWriteBackendError(t *testing.T) {
 	for _, tc := range []struct {
-		err    error
-		status int
-		body   string // substring
+		err        error
+		status     int
+		body       string // substring
+		retryAfter string
 	}{
-		{backend.ErrNotFound, 404, `"message":"proof record r1 not found"`},
-		{fmt.Errorf("wrapped: %w", backend.ErrNotFound), 404, `not found`},
-		{&backend.ConflictError{State: "done"}, 409, `in state \"done\"`},
+		{backend.ErrNotFound, 404, `"message":"proof record r1 not found"`, ""},
+		{fmt.Errorf("wrapped: %w", backend.ErrNotFound), 404, `not found`, ""},
+		{&backend.ConflictError{State: "done"}, 409, `in state \"done\"`, ""},
 		{&backend.UnmetRequestError{Problems: []string{`input descriptor "a": no dateOfBirth`}}, 409,
-			`"message":["the presentation does not answer the proof request, so it was not accepted","input descriptor \"a\": no dateOfBirth"]`},
-		{&backend.UpstreamError{Status: 500, Message: "the agent failed"}, 502, `"message":"the agent failed"`},
-		{backend.ErrTimeout, 504, `"error":"Gateway Timeout"`},
-		{context.DeadlineExceeded, 504, `"error":"Gateway Timeout"`},
-		{fmt.Errorf("dial: %w", backend.ErrUnavailable), 503, `"error":"Service Unavailable"`},
-		{&backend.UnsupportedError{Field: "protocolVersion", Message: "v1 is not served"}, 400, `["protocolVersion: v1 is not served"]`},
-		{errors.New("disk on fire at /var/secret"), 500, `"requestId":"`},
+			`"message":["the presentation does not answer the proof request, so it was not accepted","input descriptor \"a\": no dateOfBirth"]`, ""},
+		{&backend.UpstreamError{Status: 500, Message: "the agent failed"}, 502, `"message":"the agent failed"`, ""},
+		{backend.ErrTimeout, 504, `"error":"Gateway Timeout"`, ""},
+		{context.DeadlineExceeded, 504, `"error":"Gateway Timeout"`, ""},
+		{fmt.Errorf("dial: %w", backend.ErrUnavailable), 503, `"error":"Service Unavailable"`, ""},
+		// A credo accept that found no checking slot: nothing accepted.
+		{fmt.Errorf("%w: %w", backend.ErrUnavailable, checkslots.ErrBusy), 503, `too many presentations are being checked`, "2"},
+		{fmt.Errorf("%w: %w", checkslots.ErrBusy, context.DeadlineExceeded), 504, `"error":"Gateway Timeout"`, ""},
+		{&backend.UnsupportedError{Field: "protocolVersion", Message: "v1 is not served"}, 400, `["protocolVersion: v1 is not served"]`, ""},
+		{errors.New("disk on fire at /var/secret"), 500, `"requestId":"`, ""},
 	} {
 		t.Run(fmt.Sprintf("%d %v", tc.status, tc.err), func(t *testing.T) {
 			w := httptest.NewRecorder()
@@ -44,6 +49,9 @@ func TestWriteBackendError(t *testing.T) {
 			}
 			if strings.Contains(body, "/var/secret") {
 				t.Fatalf("internals leaked: %s", body)
+			}
+			if got := w.Header().Get("Retry-After"); got != tc.retryAfter {
+				t.Fatalf("Retry-After %q, want %q", got, tc.retryAfter)
 			}
 			if ct := w.Header().Get("Content-Type"); ct != "application/json; charset=utf-8" {
 				t.Fatalf("Content-Type %q", ct)

@@ -2,10 +2,9 @@ package proofs
 
 import (
 	"context"
-	"errors"
-	"runtime"
 	"time"
 
+	"github.com/proofgate/proofgate/internal/checkslots"
 	"github.com/proofgate/proofgate/internal/jsonlimit"
 	"github.com/proofgate/proofgate/internal/pexcheck"
 )
@@ -30,45 +29,30 @@ const (
 	PathTimeout      = pexcheck.PathTimeout
 	MaxFilterWork    = pexcheck.MaxFilterWork
 	// AdmitWait is how long a presentation waits for a checking slot
-	// before it is refused with ErrBusy (HTTP 503, Retry-After).
-	AdmitWait = time.Second
+	// (checkslots.DefaultWait) before it is refused with ErrBusy (HTTP
+	// 503, Retry-After), and for its record's lock.
+	AdmitWait = checkslots.DefaultWait
 	// DefaultVerifyTimeout bounds one verification (a verifier fetching
 	// DID documents, status lists or registry objects honours it).
 	DefaultVerifyTimeout = 15 * time.Second
 )
 
 // MaxConcurrentChecks is how many presentations are checked and verified
-// at the same time in this process: twice the usable CPUs, at least 4
-// (verification may wait on the network). It is read once, when the
-// package initializes; changing it later has no effect.
-var MaxConcurrentChecks = max(4, 2*runtime.GOMAXPROCS(0))
+// at the same time in this process (checkslots.Max: the cap is shared
+// with the credo backend's accept-time check). It is read once, when the
+// package initializes; changing it has no effect.
+var MaxConcurrentChecks = checkslots.Max
 
 // ErrBusy means the verifier is checking as many presentations as it
 // allows; the sender should retry after a moment (HTTP 503 with
-// Retry-After).
-var ErrBusy = errors.New("proofs: too many presentations being checked; retry later")
+// Retry-After). It is checkslots.ErrBusy.
+var ErrBusy = checkslots.ErrBusy
 
-// checkSlots is the process-wide cap on concurrent checks. Like
-// recordLocks it is shared by every Service in the process: during a
-// config reload the old and the new module instance serve together.
-var checkSlots = make(chan struct{}, MaxConcurrentChecks)
-
-// admit takes a checking slot, waiting at most AdmitWait; release gives
-// it back.
+// admit takes a checking slot in the process-wide cap (checkslots.Admit,
+// which is shared by every Service in the process, as recordLocks is:
+// during a config reload the old and the new module instance serve
+// together), waiting at most checkslots.Wait (AdmitWait, unless a test
+// shortens it); release gives it back.
 func admit(ctx context.Context) (release func(), err error) {
-	select {
-	case checkSlots <- struct{}{}:
-		return func() { <-checkSlots }, nil
-	default:
-	}
-	t := time.NewTimer(AdmitWait)
-	defer t.Stop()
-	select {
-	case checkSlots <- struct{}{}:
-		return func() { <-checkSlots }, nil
-	case <-t.C:
-		return nil, ErrBusy
-	case <-ctx.Done():
-		return nil, ErrBusy
-	}
+	return checkslots.Admit(ctx)
 }

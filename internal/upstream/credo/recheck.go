@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"go.uber.org/zap"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/checkslots"
 	"github.com/proofgate/proofgate/internal/jsonlimit"
 	"github.com/proofgate/proofgate/internal/pexcheck"
 	"github.com/proofgate/proofgate/internal/upstream/agent"
@@ -63,13 +65,39 @@ func (b *Backend) checkPresentation(ctx context.Context, org backend.Org, id str
 	if fd.presentation == nil {
 		return b.notPresented(ctx, org, id)
 	}
-	problems := presentationProblems(fd)
+	problems, err := admittedProblems(ctx, fd)
+	if err != nil {
+		return err
+	}
 	if len(problems) == 0 {
 		return nil
 	}
 	b.client.Logger().Info("presentation does not answer its presentation definition; not accepted",
 		zap.String("proof_record_id", id), zap.String("org", org.ID), zap.Strings("problems", problems))
 	return &backend.UnmetRequestError{Problems: problems}
+}
+
+// admittedProblems runs presentationProblems inside the process-wide cap
+// on concurrent presentation checks (internal/checkslots), which the
+// local verifier's DIDComm checks share: whoever holds an invitation
+// writes the presentation, and one check may cost up to 2 s of CPU
+// (pexcheck.PathTimeout, which its filter work shares).
+// Only the check holds a slot; the agent's calls around it do not, so a
+// slow agent holds no CPU slot. When no slot frees up in time the error
+// is backend.ErrUnavailable (a 503 with Retry-After), and nothing has
+// been accepted: the caller retries. A caller gone while it waited gets
+// its context's error (499, or 504 past its deadline), as for an agent
+// call.
+func admittedProblems(ctx context.Context, fd formData) ([]string, error) {
+	release, err := checkslots.Admit(ctx)
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, cerr
+		}
+		return nil, fmt.Errorf("%w: the presentation could not be checked: %w", backend.ErrUnavailable, err)
+	}
+	defer release()
+	return presentationProblems(fd), nil
 }
 
 // presentationProblems checks fd's presentation against its request: its

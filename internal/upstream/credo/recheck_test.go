@@ -6,8 +6,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/proofgate/proofgate/internal/backend"
+	"github.com/proofgate/proofgate/internal/checkslots"
 	"github.com/proofgate/proofgate/internal/upstream/openapitest"
 )
 
@@ -128,4 +130,81 @@ func TestFormDataIsAskedOnlyWhereNeeded(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The check runs inside the process-wide cap on concurrent presentation
+// checks the local verifier's DIDComm checks share (internal/checkslots);
+// the agent's calls do not hold a slot. With every slot taken an accept
+// reads the format data, waits checkslots.Wait and answers a 503-class
+// error (ErrUnavailable, ErrBusy for the handler's Retry-After) without
+// accepting anything at the agent; a caller gone meanwhile gets its own
+// error, not a 503. Once the slots free, the same accept goes through, and
+// gives its slot back.
+func TestAcceptWaitsForACheckSlot(t *testing.T) {
+	old := checkslots.Wait
+	checkslots.Wait = time.Millisecond
+	t.Cleanup(func() { checkslots.Wait = old })
+
+	fake := openapitest.NewCredo(t, openapitest.CredoOptions{})
+	b := newBackend(t, fake, openapitest.CredoOptions{}, nil)
+	org := backend.Org{ID: "org-1"}
+	req := peRequest()
+	req.AutoAcceptProof = "never"
+	res, err := b.SendOutOfBandRequest(context.Background(), org, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.ProofRecord.ID
+	fake.Present("", id, ldpPresentation(fake.Challenge(id), map[string]any{"id": "did:example:holder", "dateOfBirth": "1990-01-01"}))
+
+	// accept accepts record id with ctx and returns the agent operations
+	// it called.
+	accept := func(ctx context.Context) (backend.ProofRecord, []string, error) {
+		before := len(fake.Operations())
+		rec, err := b.AcceptPresentation(ctx, org, id)
+		return rec, fake.Operations()[before:], err
+	}
+	// takeAll takes every checking slot; free gives them back.
+	takeAll := func() (free func()) {
+		var releases []func()
+		free = func() {
+			for _, release := range releases {
+				release()
+			}
+		}
+		for range checkslots.Max {
+			release, err := checkslots.Admit(context.Background())
+			if err != nil {
+				free()
+				t.Fatalf("taking slot %d of %d: %v", len(releases)+1, checkslots.Max, err)
+			}
+			releases = append(releases, release)
+		}
+		return free
+	}
+
+	free := takeAll()
+	_, ops, err := accept(context.Background())
+	if !errors.Is(err, backend.ErrUnavailable) || !errors.Is(err, checkslots.ErrBusy) {
+		free()
+		t.Fatalf("accept with every slot taken: %v, want ErrUnavailable and checkslots.ErrBusy", err)
+	}
+	if !slices.Equal(ops, []string{"ProofFormData"}) {
+		t.Errorf("accept with every slot taken called %v, want the format data only", ops)
+	}
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, ops, err = accept(gone); !errors.Is(err, context.Canceled) || errors.Is(err, backend.ErrUnavailable) || slices.Contains(ops, "AcceptPresentation") {
+		t.Errorf("accept by a caller gone, every slot taken: %v, called %v; want context.Canceled, not a 503, nothing accepted", err, ops)
+	}
+	free()
+
+	rec, ops, err := accept(context.Background())
+	if err != nil || rec.State != backend.StateDone {
+		t.Fatalf("accept with the slots free: %+v, %v", rec, err)
+	}
+	if !slices.Equal(ops, []string{"ProofFormData", "AcceptPresentation"}) {
+		t.Errorf("accept with the slots free called %v", ops)
+	}
+	takeAll()() // every slot is free again: the accept gave its own back
 }
