@@ -22,6 +22,10 @@ const statusClientClosedRequest = 499
 // its request.
 const unmetRequest = "the presentation does not answer the proof request, so it was not accepted"
 
+// unmetPresented heads the problems of the presentation of a record past
+// presentation-received (a credo record its agent accepted on its own).
+const unmetPresented = "its presentation does not answer the proof request"
+
 // writeBackendError maps a backend's typed error onto its HTTP status.
 // Anything untyped is an internal error: logged, never shown. The lines it
 // logs carry r's request id, the one of its request log line.
@@ -36,9 +40,13 @@ func writeBackendError(w http.ResponseWriter, r *http.Request, logger *zap.Logge
 	case errors.Is(err, backend.ErrNotFound):
 		writeError(w, http.StatusNotFound, fmt.Sprintf("proof record %s not found", recordID))
 	case errors.As(err, &conflict):
-		writeError(w, http.StatusConflict, fmt.Sprintf(
-			"proof record is in state %q; a presentation can be accepted only in state %q",
-			conflict.State, backend.StatePresentationReceived))
+		msg := fmt.Sprintf("proof record is in state %q; a presentation can be accepted only in state %q",
+			conflict.State, backend.StatePresentationReceived)
+		if len(conflict.Unmet) == 0 {
+			writeError(w, http.StatusConflict, msg)
+			break
+		}
+		writeError(w, http.StatusConflict, append([]string{msg, unmetPresented}, conflict.Unmet...))
 	case errors.As(err, &unmet):
 		writeError(w, http.StatusConflict, append([]string{unmetRequest}, unmet.Problems...))
 	case errors.As(err, &upstream):

@@ -25,6 +25,8 @@ func TestWriteBackendError(t *testing.T) {
 		{backend.ErrNotFound, 404, `"message":"proof record r1 not found"`, ""},
 		{fmt.Errorf("wrapped: %w", backend.ErrNotFound), 404, `not found`, ""},
 		{&backend.ConflictError{State: "done"}, 409, `in state \"done\"`, ""},
+		{&backend.ConflictError{State: "done", Unmet: []string{`input descriptor "a": no dateOfBirth`}}, 409,
+			`"message":["proof record is in state \"done\"; a presentation can be accepted only in state \"presentation-received\"","its presentation does not answer the proof request","input descriptor \"a\": no dateOfBirth"]`, ""},
 		{&backend.UnmetRequestError{Problems: []string{`input descriptor "a": no dateOfBirth`}}, 409,
 			`"message":["the presentation does not answer the proof request, so it was not accepted","input descriptor \"a\": no dateOfBirth"]`, ""},
 		{&backend.UpstreamError{Status: 500, Message: "the agent failed"}, 502, `"message":"the agent failed"`, ""},

@@ -20,6 +20,12 @@ var ErrUnavailable = errors.New("backend unavailable")
 // operation (HTTP 409). State names the state it is in.
 type ConflictError struct {
 	State string
+	// Unmet names what the record's presentation lacks to answer its
+	// request, when the backend checked it and found the record past
+	// presentation-received: a credo record its agent accepted on its
+	// own (autoAcceptProof always), which Credo does not hold to its
+	// definition. Empty otherwise.
+	Unmet []string
 }
 
 func (e *ConflictError) Error() string {

@@ -72,6 +72,15 @@ func (b *Backend) checkPresentation(ctx context.Context, org backend.Org, id str
 	if len(problems) == 0 {
 		return nil
 	}
+	// A record the agent has taken past presentation-received (accepted
+	// on its own under autoAcceptProof always, or abandoned) is answered
+	// as the conflict it is, with the problems: "not accepted" would be
+	// untrue of one Credo acknowledged.
+	if state, ok := b.stateOf(ctx, org, id); ok && state != backend.StatePresentationReceived {
+		b.client.Logger().Warn("presentation does not answer its presentation definition; the agent has the record in state "+state,
+			zap.String("proof_record_id", id), zap.String("org", org.ID), zap.Strings("problems", problems))
+		return &backend.ConflictError{State: state, Unmet: problems}
+	}
 	b.client.Logger().Info("presentation does not answer its presentation definition; not accepted",
 		zap.String("proof_record_id", id), zap.String("org", org.ID), zap.Strings("problems", problems))
 	return &backend.UnmetRequestError{Problems: problems}

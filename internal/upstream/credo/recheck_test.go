@@ -28,6 +28,7 @@ func TestAcceptChecksPresentationExchange(t *testing.T) {
 		present   func(challenge string) any // nil: no presentation yet
 		wantUnmet string                     // a problem naming this; "" for an accepted presentation
 		wantState string                     // a 409 naming this state
+		agentSets string                     // the state the agent moved the record to on its own
 	}{
 		{name: "meets the definition", present: func(c string) any {
 			return ldpPresentation(c, map[string]any{"id": "did:example:holder", "dateOfBirth": "1990-01-01"})
@@ -42,6 +43,14 @@ func TestAcceptChecksPresentationExchange(t *testing.T) {
 			return ldpPresentation("another-challenge", map[string]any{"id": "did:example:holder", "dateOfBirth": "1990-01-01"})
 		}},
 		{name: "no presentation yet", wantState: backend.StateRequestSent},
+		// Accepted by Credo on its own (autoAcceptProof always): a
+		// conflict, with what the presentation lacks.
+		{name: "unmet, already accepted by the agent", wantState: backend.StateDone, wantUnmet: "dateOfBirth", agentSets: backend.StateDone, present: func(c string) any {
+			return ldpPresentation(c, map[string]any{"id": "did:example:holder", "name": "Alice"})
+		}},
+		{name: "met, already accepted by the agent", wantState: backend.StateDone, agentSets: backend.StateDone, present: func(c string) any {
+			return ldpPresentation(c, map[string]any{"id": "did:example:holder", "dateOfBirth": "1990-01-01"})
+		}},
 	}
 	for _, layout := range []openapitest.CredoOptions{{}, {Tenants: []string{"tenant-a"}}} {
 		for _, tt := range tests {
@@ -63,6 +72,9 @@ func TestAcceptChecksPresentationExchange(t *testing.T) {
 				if tt.present != nil {
 					fake.Present(org.Tenant, id, tt.present(fake.Challenge(id)))
 				}
+				if tt.agentSets != "" {
+					fake.SetState(org.Tenant, id, tt.agentSets)
+				}
 				rec, err := b.AcceptPresentation(ctx, org, id)
 				var unmet *backend.UnmetRequestError
 				var conflict *backend.ConflictError
@@ -70,6 +82,9 @@ func TestAcceptChecksPresentationExchange(t *testing.T) {
 				case tt.wantState != "":
 					if !errors.As(err, &conflict) || conflict.State != tt.wantState {
 						t.Fatalf("accept: %v, want a conflict in %s", err, tt.wantState)
+					}
+					if got := strings.Join(conflict.Unmet, "\n"); tt.wantUnmet == "" && got != "" || !strings.Contains(got, tt.wantUnmet) {
+						t.Fatalf("conflict's unmet problems %q, want ones naming %q", conflict.Unmet, tt.wantUnmet)
 					}
 				case tt.wantUnmet != "":
 					if !errors.As(err, &unmet) || !strings.Contains(strings.Join(unmet.Problems, "\n"), tt.wantUnmet) {
@@ -81,7 +96,7 @@ func TestAcceptChecksPresentationExchange(t *testing.T) {
 					}
 				}
 				accepted := slices.Contains(fake.Operations(), "AcceptPresentation")
-				if accepted != (tt.wantUnmet == "" && tt.wantState == "") {
+				if accepted != (tt.wantUnmet == "" && tt.wantState == "") && tt.agentSets == "" {
 					t.Errorf("accept-presentation called: %v (operations %v)", accepted, fake.Operations())
 				}
 			})
