@@ -23,6 +23,9 @@ import (
 func TestLocalVerifierWithCredoHolder(t *testing.T) {
 	h := credo.Start(t)
 	cred := h.IssueSelf(t, map[string]any{"givenName": "Alice"})
+	// A P-256 issuer of its own, for the ES256 case: trusted from the
+	// start. Its one claim no other case asks for (see the JWT cases).
+	p256 := h.IssueSelfJWT(t, "ES256", map[string]any{"nickname": "Al"})
 
 	tester := newTester(t)
 	tester.InitServer(globalOptions(t.TempDir())+`
@@ -31,7 +34,7 @@ func TestLocalVerifierWithCredoHolder(t *testing.T) {
 		backend local local {
 			public_url `+base+`
 			allow_private_endpoints
-			trusted_issuers `+cred.IssuerDID+`
+			trusted_issuers `+cred.IssuerDID+` `+p256.IssuerDID+`
 		}
 		auth {
 			api_key `+keyA+` org `+orgA+`
@@ -53,34 +56,40 @@ func TestLocalVerifierWithCredoHolder(t *testing.T) {
 		schema string
 		// format is the definition's format, or "" for none.
 		format string
-		// jwt: the holder presents a VC-JWT it was issued for this case, as
-		// a jwt_vp; the field's paths then reach its claims through the vc
-		// claim too (DIF PE reads a JWT credential's decoded payload).
-		jwt bool
+		// jwtAlg: the holder presents a VC-JWT of this alg, as a jwt_vp
+		// ("" for JSON-LD); the field's paths then reach its claims
+		// through the vc claim too (DIF PE reads a JWT credential's
+		// decoded payload). claim is the field asked for.
+		jwtAlg, claim string
 	}{
-		{"short URL, no schema", "credo-short-v2", true, "", "", false},
-		{"long URL, context as schema", "credo-long-v1", false, "https://www.w3.org/2018/credentials/v1", "", false},
+		{"short URL, no schema", "credo-short-v2", true, "", "", "", "givenName"},
+		{"long URL, context as schema", "credo-long-v1", false, "https://www.w3.org/2018/credentials/v1", "", "", "givenName"},
 		// As definitions for Credo are written (it reads ldp_vc): the
 		// local verifier holds the answer to it.
-		{"format named", "credo-format", true, "", `"format":{"ldp_vc":{"proof_type":["Ed25519Signature2018"]}},`, false},
-		// Last: from here on the holder also has a JWT credential. Credo
-		// writes this VP's descriptor path relative to its vp claim
-		// ($.verifiableCredential[0]).
-		{"JWT credential, jwt_vp", "credo-jwt", true, "", `"format":{"jwt_vc":{"alg":["EdDSA"]},"jwt_vp":{"alg":["EdDSA"]}},`, true},
+		{"format named", "credo-format", true, "", `"format":{"ldp_vc":{"proof_type":["Ed25519Signature2018"]}},`, "", "givenName"},
+		// Credo writes a jwt_vp's descriptor path relative to its vp claim
+		// ($.verifiableCredential[0]). Each JWT case asks for a claim only
+		// its credential has: Credo 0.5.19's holder does not choose by the
+		// definition's format (asked for jwt_vc, it presented its JSON-LD
+		// credential, which the local verifier refused for its format).
+		{"JWT credential, jwt_vp", "credo-jwt", true, "", `"format":{"jwt_vc":{"alg":["EdDSA"]},"jwt_vp":{"alg":["EdDSA"]}},`, "EdDSA", "familyName"},
+		{"ES256 JWT credential (P-256 did:keys), jwt_vp", "credo-jwt-es256", true, "", `"format":{"jwt_vc":{"alg":["ES256"]},"jwt_vp":{"alg":["ES256"]}},`, "ES256", "nickname"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			schema := ""
 			if tc.schema != "" {
 				schema = `"schema":[{"uri":"` + tc.schema + `"}],`
 			}
-			paths := `["$.credentialSubject.givenName"]`
-			if tc.jwt {
-				// A claim only the JWT credential has: Credo 0.5.19's holder
-				// does not choose by the definition's format (asked for
-				// jwt_vc, it presented the JSON-LD credential, which the
-				// local verifier refused for its format).
-				h.IssueSelfJWT(t, map[string]any{"familyName": "Liddell"})
-				paths = `["$.credentialSubject.familyName","$.vc.credentialSubject.familyName"]`
+			paths := `["$.credentialSubject.` + tc.claim + `"]`
+			issuer := cred.IssuerDID
+			switch tc.jwtAlg {
+			case "EdDSA":
+				h.IssueSelfJWT(t, "EdDSA", map[string]any{tc.claim: "Liddell"})
+			case "ES256":
+				issuer = p256.IssuerDID
+			}
+			if tc.jwtAlg != "" {
+				paths = `["$.credentialSubject.` + tc.claim + `","$.vc.credentialSubject.` + tc.claim + `"]`
 			}
 			shorten := map[bool]string{true: "true", false: "false"}[tc.shorten]
 			body := `{"isShortenUrl":` + shorten + `,"comment":"show your test credential","proofFormats":{},
@@ -97,10 +106,10 @@ func TestLocalVerifierWithCredoHolder(t *testing.T) {
 				t.Fatalf("invitationUrl %s (isShortenUrl %v)", invURL, tc.shorten)
 			}
 
-			hr := presentedAndAccepted(t, h, id, thid, invURL, cred.IssuerDID)
+			hr := presentedAndAccepted(t, h, id, thid, invURL, issuer)
 			d := h.Proof(t, hr.ID)
-			if tc.jwt {
-				checkCredoJWTPresentation(t, d.FormatData.Presentation, tc.defID, descriptor)
+			if tc.jwtAlg != "" {
+				checkCredoJWTPresentation(t, d.FormatData.Presentation, tc.jwtAlg, tc.defID, descriptor)
 				return
 			}
 			var pres struct {
@@ -137,7 +146,7 @@ func TestLocalVerifierWithCredoHolder(t *testing.T) {
 // checkCredoJWTPresentation checks that the holder's presentation (its
 // format data) was a jwt_vp answering definition defID's descriptor with
 // a JWT credential, bound to a challenge (nonce).
-func checkCredoJWTPresentation(t *testing.T, formatData json.RawMessage, defID, descriptor string) {
+func checkCredoJWTPresentation(t *testing.T, formatData json.RawMessage, alg, defID, descriptor string) {
 	t.Helper()
 	var pres struct {
 		Pex string `json:"presentationExchange"`
@@ -145,7 +154,14 @@ func checkCredoJWTPresentation(t *testing.T, formatData json.RawMessage, defID, 
 	if err := json.Unmarshal(formatData, &pres); err != nil || strings.Count(pres.Pex, ".") != 2 {
 		t.Fatalf("the holder's presentation is not a compact JWT: %v\n%s", err, formatData)
 	}
-	payload, err := base64.RawURLEncoding.DecodeString(strings.Split(pres.Pex, ".")[1])
+	parts := strings.Split(pres.Pex, ".")
+	var header struct {
+		Alg string `json:"alg"`
+	}
+	if raw, err := base64.RawURLEncoding.DecodeString(parts[0]); err != nil || json.Unmarshal(raw, &header) != nil || header.Alg != alg {
+		t.Fatalf("the holder's JWT VP header: %s (%v), want alg %s", raw, err, alg)
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
 	if err != nil {
 		t.Fatalf("the holder's JWT VP payload: %v", err)
 	}

@@ -381,11 +381,13 @@ func (h *Holder) IssueSelf(t testing.TB, claims map[string]any) Credential {
 	return h.issueSelf(t, map[string]any{"claims": claims})
 }
 
-// IssueSelfJWT is IssueSelf with a VC-JWT (EdDSA, the claims in its vc
-// claim) instead, which Credo presents as a jwt_vp.
-func (h *Holder) IssueSelfJWT(t testing.TB, claims map[string]any) Credential {
+// IssueSelfJWT is IssueSelf with a VC-JWT instead (the claims in its vc
+// claim), which Credo presents as a jwt_vp: alg "EdDSA" (Ed25519
+// did:keys, the ones IssueSelf uses) or "ES256" (a P-256 issuer and
+// subject of their own).
+func (h *Holder) IssueSelfJWT(t testing.TB, alg string, claims map[string]any) Credential {
 	t.Helper()
-	return h.issueSelf(t, map[string]any{"claims": claims, "format": "jwt_vc"})
+	return h.issueSelf(t, map[string]any{"claims": claims, "format": "jwt_vc", "alg": alg})
 }
 
 func (h *Holder) issueSelf(t testing.TB, body map[string]any) Credential {

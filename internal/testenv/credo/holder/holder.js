@@ -169,12 +169,17 @@ async function main() {
   const endpoint = `http://127.0.0.1:${server.address().port}`
   agent.config.endpoints = [endpoint]
 
-  // issuer and holder are did:keys in this wallet, made on first use.
-  let issuerDid, holderDid
-  const newDidKey = async () => {
-    const res = await agent.dids.create({ method: 'key', options: { keyType: KeyType.Ed25519 } })
+  // issuer and holder are did:keys in this wallet, made on first use: one
+  // pair per key type (Ed25519; P-256 for ES256 JWT credentials).
+  const didPairs = {}
+  const newDidKey = async (keyType) => {
+    const res = await agent.dids.create({ method: 'key', options: { keyType } })
     if (res.didState.state !== 'finished') throw new Error(`creating a did:key: ${JSON.stringify(res.didState)}`)
     return res.didState.did
+  }
+  const didPair = async (keyType) => {
+    didPairs[keyType] = didPairs[keyType] ?? { issuerDid: await newDidKey(keyType), holderDid: await newDidKey(keyType) }
+    return didPairs[keyType]
   }
 
   const routes = {
@@ -189,8 +194,14 @@ async function main() {
     'POST /credentials': async (body) => {
       const claims = body.claims
       if (!claims || typeof claims !== 'object') throw httpError(400, 'claims must be an object')
-      issuerDid = issuerDid ?? (await newDidKey())
-      holderDid = holderDid ?? (await newDidKey())
+      // format jwt_vc: a VC-JWT instead (alg EdDSA, or ES256 with P-256
+      // keys), which Credo presents as a jwt_vp it signs with the
+      // holder's key, of the same type.
+      if (body.format !== undefined && body.format !== 'ldp_vc' && body.format !== 'jwt_vc') throw httpError(400, 'format must be ldp_vc or jwt_vc')
+      const jwt = body.format === 'jwt_vc'
+      const alg = body.alg ?? 'EdDSA'
+      if (alg !== 'EdDSA' && !(jwt && alg === 'ES256')) throw httpError(400, 'alg must be EdDSA, or ES256 for jwt_vc')
+      const { issuerDid, holderDid } = await didPair(alg === 'ES256' ? KeyType.P256 : KeyType.Ed25519)
       const credential = JsonTransformer.fromJSON(
         {
           // Only contexts both Credo and proofgate have built in, plus an
@@ -203,13 +214,9 @@ async function main() {
         },
         W3cCredential
       )
-      // format jwt_vc: a VC-JWT (EdDSA) instead, which Credo presents as a
-      // jwt_vp it signs with the holder's key.
-      if (body.format !== undefined && body.format !== 'ldp_vc' && body.format !== 'jwt_vc') throw httpError(400, 'format must be ldp_vc or jwt_vc')
       const verificationMethod = `${issuerDid}#${issuerDid.slice('did:key:'.length)}`
-      const jwt = body.format === 'jwt_vc'
       const signed = await agent.w3cCredentials.signCredential(jwt
-        ? { format: ClaimFormat.JwtVc, credential, alg: JwaSignatureAlgorithm.EdDSA, verificationMethod }
+        ? { format: ClaimFormat.JwtVc, credential, alg: JwaSignatureAlgorithm[alg], verificationMethod }
         : { format: ClaimFormat.LdpVc, credential, proofType: 'Ed25519Signature2018', verificationMethod })
       const record = await agent.w3cCredentials.storeCredential({ credential: signed })
       return { recordId: record.id, issuerDid, holderDid, ...(jwt ? { jwt: signed.serializedJwt } : { credential: signed.toJson() }) }
