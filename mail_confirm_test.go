@@ -47,7 +47,7 @@ func TestInvitationMailNeedsItsRecord(t *testing.T) {
 	if confirm("org-a", "0b8f6f0e-3f4e-4c8a-9a43-7f1f0d2f9e10") {
 		t.Fatal("the mail of a record that never existed is sent")
 	}
-	if err := b.(backend.Discarder).DiscardRecord(context.Background(), org, id); err != nil {
+	if err := b.(backend.Discarder).DiscardRecord(context.Background(), org, res); err != nil {
 		t.Fatal(err)
 	}
 	if confirm("org-a", id) {

@@ -135,13 +135,16 @@ func (c *creation) undo(r *http.Request) {
 			}
 		}
 		id := d.result.ProofRecord.ID
+		err := errors.ErrUnsupported
 		if dis, ok := c.b.(backend.Discarder); ok {
-			if err := dis.DiscardRecord(ctx, c.org, id); err != nil {
-				c.g.Logger.Error("discarding the record of a failed request", zap.String("proof_record_id", id), zap.Error(err))
-			}
-		} else {
-			c.g.Logger.Warn("the agent keeps the record of a failed request (it cannot delete records); no client has its invitation",
+			err = dis.DiscardRecord(ctx, c.org, d.result)
+		}
+		switch {
+		case errors.Is(err, errors.ErrUnsupported):
+			c.g.Logger.Warn("the agent keeps the record of a failed request and its invitation (proofgate cannot delete them there); no client has the invitation",
 				zap.String("proof_record_id", id), zap.String("thread_id", d.result.ProofRecord.ThreadID))
+		case err != nil:
+			c.g.Logger.Error("discarding the record of a failed request", zap.String("proof_record_id", id), zap.Error(err))
 		}
 	}
 	c.done = nil

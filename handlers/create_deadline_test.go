@@ -50,10 +50,10 @@ func (s *slowAfterFirst) SendOutOfBandRequest(ctx context.Context, _ backend.Org
 	id := "0f8fad5b-d9cb-469f-a165-70867728950f"
 	return backend.OOBResult{ProofRecord: backend.ProofRecord{ID: id, ThreadID: id, State: backend.StateRequestSent}, InvitationURL: "https://verifier.example.com/?oob=x"}, nil
 }
-func (s *slowAfterFirst) DiscardRecord(_ context.Context, _ backend.Org, id string) error {
+func (s *slowAfterFirst) DiscardRecord(_ context.Context, _ backend.Org, created backend.OOBResult) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.discarded = append(s.discarded, id)
+	s.discarded = append(s.discarded, created.ProofRecord.ID)
 	return nil
 }
 

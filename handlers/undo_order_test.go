@@ -44,7 +44,8 @@ func (f *failsThird) SendOutOfBandRequest(context.Context, backend.Org, backend.
 	id := fmt.Sprintf("0f8fad5b-d9cb-469f-a165-70867728950%d", f.made)
 	return backend.OOBResult{ProofRecord: backend.ProofRecord{ID: id, ThreadID: id, State: backend.StateRequestSent}, InvitationURL: "https://verifier.example.com/?oob=x"}, nil
 }
-func (f *failsThird) DiscardRecord(_ context.Context, _ backend.Org, id string) error {
+func (f *failsThird) DiscardRecord(_ context.Context, _ backend.Org, created backend.OOBResult) error {
+	id := created.ProofRecord.ID
 	f.steps.add("discard " + id[len(id)-1:])
 	return nil
 }

@@ -185,9 +185,14 @@ const TimeFormat = "2006-01-02T15:04:05.000Z"
 
 // Discarder is implemented by backends that can remove a record they just
 // created, so that a request which fails after the backend's part (for
-// example while storing its short URL) leaves nothing behind.
+// example while storing its short URL) leaves nothing behind. It is given
+// what SendOutOfBandRequest returned: an agent's invitation is a record
+// of its own (OutOfBandID), which must go too, or a holder who had the
+// invitation could still answer it. A backend that cannot discard for
+// org returns an error wrapping errors.ErrUnsupported, having done
+// nothing.
 type Discarder interface {
-	DiscardRecord(ctx context.Context, org Org, proofRecordID string) error
+	DiscardRecord(ctx context.Context, org Org, created OOBResult) error
 }
 
 // RecordOwnershipChecker is implemented by backends that can ask their

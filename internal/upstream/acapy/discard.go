@@ -11,12 +11,21 @@ import (
 	"github.com/proofgate/proofgate/internal/upstream/agent"
 )
 
-// DiscardRecord implements backend.Discarder: it deletes the presentation
-// exchange record at the agent (so its invitation can never be answered)
-// and forgets its owner.
-func (b *Backend) DiscardRecord(ctx context.Context, org backend.Org, proofRecordID string) error {
-	b.discard(org, proofRecordID)
-	return b.owners.Forget(ctx, proofRecordID)
+// DiscardRecord implements backend.Discarder: it deletes the invitation's
+// out-of-band record, then the presentation exchange record (so the
+// invitation can never be answered), at the agent, and forgets the
+// record's owner. The invitation goes first, as in SendOutOfBandRequest
+// when the owner cannot be stored: a holder who has it cannot answer a
+// request deleted before it anyway, but the out-of-band record would stay.
+// The agent's failures are logged, not returned: a request that could
+// not be deleted is recorded as an orphan and deleted by the sweeps, and
+// an invitation whose request is gone cannot be answered.
+func (b *Backend) DiscardRecord(ctx context.Context, org backend.Org, created backend.OOBResult) error {
+	if created.OutOfBandID != "" {
+		b.discardInvitation(org, created.OutOfBandID)
+	}
+	b.discard(org, created.ProofRecord.ID)
+	return b.owners.Forget(ctx, created.ProofRecord.ID)
 }
 
 var _ backend.Discarder = (*Backend)(nil)

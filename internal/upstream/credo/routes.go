@@ -57,6 +57,23 @@ func (b *Backend) getPath(id, tenant string) string {
 	}
 }
 
+// oobPath is the route of out-of-band records (GET ?invitationId=, and
+// DELETE /{outOfBandId} under it); false in the legacy layout for a
+// tenant: its /multi-tenancy routes could list a tenant's out-of-band
+// records but had none known to delete one. The legacy dedicated agent's
+// is credo-controller's OutOfBandController of then (@Route('/oob'),
+// the same calls).
+func (b *Backend) oobPath(tenant string) (string, bool) {
+	switch {
+	case !b.legacy:
+		return "/didcomm/oob", true
+	case tenant == "":
+		return "/oob", true
+	default:
+		return "", false
+	}
+}
+
 // do sends req as org: with the agent's own token for a dedicated agent
 // and in the legacy layout, else with the org's tenant token.
 func (b *Backend) do(ctx context.Context, org backend.Org, req agent.Request) (*agent.Response, error) {

@@ -40,8 +40,10 @@ const (
 const CredoAPIKey = "credo-api-key"
 
 // Credo is a fake credo-controller: proof records per tenant, the
-// create-request-oob, accept-presentation, list and get routes, the agent
-// and tenant tokens, and the tenant lookup.
+// create-request-oob, accept-presentation, list and get routes, the
+// out-of-band records the creates made (GET /didcomm/oob?invitationId=,
+// DELETE /didcomm/oob/{outOfBandId}), the agent and tenant tokens, and
+// the tenant lookup.
 //
 // Behaviour that credo-controller 2.1.3 showed on loopback
 // (shared/notes/interop.md) and that its OpenAPI document does not state:
@@ -83,6 +85,8 @@ type Credo struct {
 	mu        sync.Mutex
 	records   map[string]map[string]map[string]any // tenant → id → ProofExchangeRecord JSON
 	presented map[string]bool                      // record id → a presentation was received
+	oobs      map[string]map[string]map[string]any // tenant → id → OutOfBandRecord JSON
+	oobOf     map[string]string                    // proof record id → its invitation's out-of-band record id
 	formData  map[string]map[string]any            // record id → its form-data answer
 	tokens    map[string]string                    // tenant token → tenant id (known or not)
 	issued    int
@@ -90,12 +94,15 @@ type Credo struct {
 
 // NewCredo starts a fake credo-controller for the test.
 func NewCredo(t testing.TB, opts CredoOptions) *Credo {
-	c := &Credo{opts: opts, records: map[string]map[string]map[string]any{}, presented: map[string]bool{}, formData: map[string]map[string]any{}, tokens: map[string]string{}}
+	c := &Credo{opts: opts, records: map[string]map[string]map[string]any{}, presented: map[string]bool{}, formData: map[string]map[string]any{},
+		oobs: map[string]map[string]map[string]any{}, oobOf: map[string]string{}, tokens: map[string]string{}}
 	for _, tn := range opts.Tenants {
 		c.records[tn] = map[string]map[string]any{}
+		c.oobs[tn] = map[string]map[string]any{}
 	}
 	if len(opts.Tenants) == 0 {
 		c.records[""] = map[string]map[string]any{}
+		c.oobs[""] = map[string]map[string]any{}
 	}
 	o := Options{Doc: CredoDoc, Handler: http.HandlerFunc(c.serve), Authenticate: c.authForm}
 	if opts.Legacy {
@@ -109,7 +116,9 @@ func NewCredo(t testing.TB, opts CredoOptions) *Credo {
 func credoLegacyRewrite(method, p string) string {
 	seg := strings.Split(strings.Trim(p, "/"), "/")
 	switch {
-	case len(seg) >= 1 && seg[0] == "proofs":
+	case len(seg) >= 1 && (seg[0] == "proofs" || seg[0] == "oob"):
+		// The dedicated agent's /oob routes were credo-controller's
+		// OutOfBandController of then: the same calls.
 		return "/didcomm/" + strings.Join(seg, "/")
 	case len(seg) >= 3 && seg[0] == "multi-tenancy" && seg[1] == "proofs":
 		rest := seg[2:]
@@ -381,6 +390,9 @@ func (c *Credo) serve(w http.ResponseWriter, r *http.Request) {
 		rec["updatedAt"] = now()
 		writeJSON(w, http.StatusOK, rec)
 
+	case "GetAllOutOfBandRecords", "DeleteOutOfBandRecord":
+		c.serveOOB(w, r, op, tenant, params)
+
 	default:
 		writeJSON(w, http.StatusNotImplemented, map[string]string{"message": "not faked: " + op})
 	}
@@ -454,6 +466,10 @@ func (c *Credo) create(w http.ResponseWriter, r *http.Request, tenant string, bo
 		inv["goal_code"] = g
 	}
 	ib, _ := json.Marshal(inv)
+	oob := newOOBRecord(inv)
+	oobRecID := oob["id"].(string)
+	c.oobs[tenant][oobRecID] = oob
+	c.oobOf[id] = oobRecID
 	invDID := "did:peer:2.fake"
 	if d, ok := body["invitationDid"].(string); ok && d != "" {
 		invDID = ""
@@ -461,7 +477,7 @@ func (c *Credo) create(w http.ResponseWriter, r *http.Request, tenant string, bo
 	writeJSON(w, http.StatusOK, map[string]any{
 		"invitationUrl":   "http://" + r.Host + "?oob=" + base64.RawURLEncoding.EncodeToString(ib),
 		"invitation":      inv,
-		"outOfBandRecord": map[string]any{"id": uuid.NewString(), "state": "await-response", "role": "sender", "outOfBandInvitation": inv},
+		"outOfBandRecord": oob,
 		"invitationDid":   invDID,
 		"proofRecordThId": thid,
 		"proofMessageId":  reqMsg["@id"],

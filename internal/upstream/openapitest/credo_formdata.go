@@ -12,13 +12,19 @@ import (
 // Present makes the holder's presentation arrive for record id: the
 // record moves to presentation-received, isVerified true (as Credo's
 // verifier sets it), and form-data gives presentation under the
-// request's format key. A JWT VP is a JSON string.
-func (c *Credo) Present(tenant, id string, presentation any) {
+// request's format key. A JWT VP is a JSON string. A request whose
+// invitation's out-of-band record was deleted takes no presentation (a
+// real Credo verifier refuses it, TestRealCredoDiscardedInvitation): its
+// record stays as it was, and Present reports false.
+func (c *Credo) Present(tenant, id string, presentation any) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	rec := c.records[tenant][id]
 	if rec == nil {
-		return
+		return false
+	}
+	if oob, ok := c.oobOf[id]; ok && c.oobs[tenant][oob] == nil {
+		return false
 	}
 	rec["state"], rec["isVerified"] = "presentation-received", true
 	c.presented[id] = true
@@ -32,6 +38,7 @@ func (c *Credo) Present(tenant, id string, presentation any) {
 		pres[key] = presentation
 	}
 	fd["presentation"] = pres
+	return true
 }
 
 // Challenge returns the challenge of record id's presentation-exchange

@@ -102,3 +102,64 @@ func TestCredoModelsTheRealAgent(t *testing.T) {
 		t.Errorf("dedicated agent, tenant route: %d %v", st, body)
 	}
 }
+
+// TestCredoOutOfBandRecords: the out-of-band records a create made are
+// listed by their invitation's @id in the creating wallet only, deleted by
+// record id (204), and a record that is not there is 404, as
+// credo-controller answers Credo's RecordNotFoundError.
+func TestCredoOutOfBandRecords(t *testing.T) {
+	multi := NewCredo(t, CredoOptions{Tenants: []string{"tenant-a", "tenant-b"}})
+	token := func(tenant string) string {
+		_, body := credoCall(t, multi, "POST", "/multi-tenancy/get-token/"+tenant, "Bearer "+CredoRootToken, "")
+		return "Bearer " + body["token"].(string)
+	}
+	a, b := token("tenant-a"), token("tenant-b")
+	st, body := credoCall(t, multi, "POST", "/didcomm/proofs/create-request-oob", a,
+		`{"protocolVersion":"v2","proofFormats":{"indy":{"name":"x","version":"1.0","requested_attributes":{"a":{"name":"n"}},"requested_predicates":{}}}}`)
+	if st != 200 {
+		t.Fatalf("create: %d %v", st, body)
+	}
+	inv := body["invitation"].(map[string]any)["@id"].(string)
+	oob := body["outOfBandRecord"].(map[string]any)["id"].(string)
+	if got := multi.Invitations("tenant-a"); len(got) != 1 || got[0] != inv {
+		t.Fatalf("tenant-a's invitations %v, want [%s]", got, inv)
+	}
+
+	list := func(auth, invitationID string) []any {
+		t.Helper()
+		req, _ := http.NewRequest("GET", multi.URL+"/didcomm/oob?invitationId="+invitationID, nil)
+		req.Header.Set("Authorization", auth)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out []any
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("list: %d %v", resp.StatusCode, err)
+		}
+		return out
+	}
+	if got := list(a, inv); len(got) != 1 || got[0].(map[string]any)["id"] != oob {
+		t.Errorf("tenant-a's list for its invitation: %v", got)
+	}
+	if got := list(a, "8d3c7a4e-2f1b-4c5d-9e6f-0a1b2c3d4e5f"); len(got) != 0 {
+		t.Errorf("list for another invitation: %v", got)
+	}
+	if got := list(b, inv); len(got) != 0 {
+		t.Errorf("tenant-b lists tenant-a's invitation: %v", got)
+	}
+	if st, _ := credoCall(t, multi, "DELETE", "/didcomm/oob/"+oob, b, ""); st != 404 {
+		t.Errorf("tenant-b deletes tenant-a's record: %d", st)
+	}
+	if st, _ := credoCall(t, multi, "DELETE", "/didcomm/oob/"+oob, a, ""); st != 204 {
+		t.Errorf("delete: %d", st)
+	}
+	if got := multi.Invitations("tenant-a"); len(got) != 0 {
+		t.Errorf("after the delete tenant-a holds %v", got)
+	}
+	st, body = credoCall(t, multi, "DELETE", "/didcomm/oob/"+oob, a, "")
+	if st != 404 || body["message"] != "OutOfBandRecord: record with id "+oob+" not found." {
+		t.Errorf("second delete: %d %v", st, body)
+	}
+}
