@@ -10,8 +10,10 @@ import (
 )
 
 // A caller that goes away after credo-controller took the create, before
-// its answer: the request the agent made is recorded as an orphan (by its
-// thread), as a timeout at the same point is, not left untracked.
+// its answer: nobody gets the invitation, so the request the agent made
+// has its invitation withdrawn (it cannot be answered), not left
+// answerable. (Were the withdrawal to fail, it would be recorded as an
+// orphan by its thread: TestOrphans.)
 func TestCallerGoneDuringCreate(t *testing.T) {
 	opts := openapitest.CredoOptions{Tenants: []string{"tenant-a"}}
 	fake := openapitest.NewCredo(t, opts)
@@ -25,9 +27,12 @@ func TestCallerGoneDuringCreate(t *testing.T) {
 	if n := len(fake.Records("tenant-a")); n != 1 {
 		t.Fatalf("the agent holds %d records, want 1", n)
 	}
+	if inv := fake.Invitations("tenant-a"); len(inv) != 0 {
+		t.Fatalf("invitations left at the agent: %v", inv)
+	}
 	left, err := b.orphans.Sweep(context.Background(), b.resolveOrphan)
-	if err != nil || len(left) != 1 || left[0].ThreadID == "" {
-		t.Fatalf("orphans recorded: %+v (%v), want the request, by its thread", left, err)
+	if err != nil || len(left) != 0 {
+		t.Fatalf("orphans recorded: %+v (%v), want none (the invitation is gone)", left, err)
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 
+	"go.uber.org/zap"
+
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/upstream/agent"
 )
@@ -42,6 +44,24 @@ func (b *Backend) DiscardRecord(ctx context.Context, org backend.Org, created ba
 }
 
 var _ backend.Discarder = (*Backend)(nil)
+
+// withdrawInvitation deletes the invitation of a request nobody received
+// (its create failed after the agent made it) and reports whether it is
+// gone. A request whose invitation is gone cannot be answered, so it
+// need not be tracked as an orphan; one whose invitation stays (the
+// delete failed, or the legacy layout has no route for a tenant's) is.
+func (b *Backend) withdrawInvitation(org backend.Org, invitationID string) bool {
+	base, ok := b.oobPath(org.Tenant)
+	if !ok {
+		return false
+	}
+	if err := b.deleteInvitation(org, base, invitationID); err != nil {
+		b.client.Logger().Warn("could not delete the invitation of a request nobody received",
+			zap.String("invitation_id", invitationID), zap.String("org", org.ID), zap.Error(err))
+		return false
+	}
+	return true
+}
 
 var errNoTenantInvitationRoute = fmt.Errorf("the legacy route layout has no route that deletes a tenant's invitation: %w", errors.ErrUnsupported)
 

@@ -117,7 +117,9 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 	if err != nil {
 		b.client.Logger().Error("proof request created in the agent but its record could not be read back",
 			zap.String("thread_id", ans.ProofRecordThID), zap.String("org", org.ID), zap.Error(err))
-		b.orphans.Record(org, ans.ProofRecordThID, "record not readable", started)
+		if !b.withdrawInvitation(org, oobID) {
+			b.orphans.Record(org, ans.ProofRecordThID, "record not readable", started)
+		}
 		return backend.OOBResult{}, &agent.OrphanError{ThreadID: ans.ProofRecordThID, Err: err}
 	}
 	rec.OrgID = org.ID
@@ -133,11 +135,14 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 		return backend.OOBResult{}, b.client.BadAnswer(call, "create-request-oob answer names the thread of a proof record proofgate already knows, not a new one")
 	} else if err != nil {
 		// Nobody gets the invitation, and credo-controller cannot delete
-		// the record: it is tracked as an orphan like the failures above.
+		// the record: its invitation is withdrawn, or, failing that, it is
+		// tracked as an orphan like the failures above.
 		b.client.Logger().Error("proof request created in the agent but its owner could not be stored",
 			zap.String("thread_id", rec.ThreadID), zap.String("proof_record_id", rec.ID),
 			zap.String("org", org.ID), zap.Error(err))
-		b.orphans.Record(org, rec.ThreadID, "owner not stored", started)
+		if !b.withdrawInvitation(org, oobID) {
+			b.orphans.Record(org, rec.ThreadID, "owner not stored", started)
+		}
 		return backend.OOBResult{}, err
 	}
 	return backend.OOBResult{

@@ -15,9 +15,10 @@ import (
 )
 
 // TestOrphans: a create whose answer is lost after the agent may have
-// acted is recorded as an orphan; the sweep finds a known thread's record
-// at the agent, keeps it while it is open, and forgets it once it ended.
-// A create the agent refused leaves no orphan.
+// acted is recorded as an orphan, and so is one whose invitation could
+// not be withdrawn; the sweep finds a known thread's record at the agent,
+// keeps it while it is open, and forgets it once it ended. A create the
+// agent refused leaves no orphan.
 func TestOrphans(t *testing.T) {
 	ctx := context.Background()
 	opts := openapitest.CredoOptions{Tenants: []string{"tenant-a"}}
@@ -40,55 +41,61 @@ func TestOrphans(t *testing.T) {
 		}
 	})
 
-	t.Run("record not readable: orphan with thread, forgotten once ended", func(t *testing.T) {
-		fake := openapitest.NewCredo(t, opts)
-		b := newBackend(t, fake, opts, nil)
-		fake.Inject("GetAllProofs", openapitest.Fault{Status: 500, Body: `{"message":"x"}`})
-		if _, err := b.SendOutOfBandRequest(ctx, org, indyRequest()); err == nil {
-			t.Fatal("create succeeded, want the read-back failure")
+	// A create whose record cannot be read back, or whose owner cannot be
+	// stored, withdraws its invitation (nobody can answer the request
+	// then: no orphan); only when that fails too is it an orphan.
+	for _, tc := range []struct {
+		name, reason string
+		fail         func(fake *openapitest.Credo, b *Backend)
+	}{
+		{"record not readable", "record not readable", func(fake *openapitest.Credo, _ *Backend) {
+			fake.Inject("GetAllProofs", openapitest.Fault{Status: 500, Body: `{"message":"x"}`})
+		}},
+		{"owner not stored", "owner not stored", func(_ *openapitest.Credo, b *Backend) {
+			b.storage = ownerWritesFail{b.storage.(*certmagic.FileStorage)}
+		}},
+	} {
+		for _, withdrawn := range []bool{true, false} {
+			name := tc.name + ": invitation withdrawn, no orphan"
+			if !withdrawn {
+				name = tc.name + ", invitation not withdrawn: orphan with thread, forgotten once ended"
+			}
+			t.Run(name, func(t *testing.T) {
+				fake := openapitest.NewCredo(t, opts)
+				b := newBackend(t, fake, opts, func(b *Backend) { tc.fail(fake, b) })
+				if !withdrawn {
+					fake.Inject("DeleteOutOfBandRecord", openapitest.Fault{Status: 500, Body: `{"message":"x"}`})
+				}
+				if _, err := b.SendOutOfBandRequest(ctx, org, indyRequest()); err == nil {
+					t.Fatal("create succeeded, want it to fail")
+				}
+				recs := fake.Records("tenant-a")
+				if len(recs) != 1 {
+					t.Fatalf("agent holds %d records", len(recs))
+				}
+				left, err := b.orphans.Sweep(ctx, b.resolveOrphan)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if withdrawn {
+					if len(left) != 0 || len(fake.Invitations("tenant-a")) != 0 {
+						t.Fatalf("orphans %+v, invitations left %v; want neither", left, fake.Invitations("tenant-a"))
+					}
+					return
+				}
+				if len(left) != 1 || len(fake.Invitations("tenant-a")) != 1 {
+					t.Fatalf("orphans %+v, invitations %v; want one of each", left, fake.Invitations("tenant-a"))
+				}
+				if o := left[0]; o.ThreadID != recs[0]["threadId"] || o.ProofRecordID != recs[0]["id"] || o.State != "request-sent" || o.Reason != tc.reason || o.OrgID != "org-a" || o.Tenant != "tenant-a" {
+					t.Errorf("orphan %+v, agent record %v", o, recs[0])
+				}
+				fake.SetState("tenant-a", recs[0]["id"].(string), "abandoned")
+				if left, err := b.orphans.Sweep(ctx, b.resolveOrphan); err != nil || len(left) != 0 {
+					t.Fatalf("after the record ended: %+v, %v; want none", left, err)
+				}
+			})
 		}
-		recs := fake.Records("tenant-a")
-		if len(recs) != 1 {
-			t.Fatalf("agent holds %d records", len(recs))
-		}
-		left, err := b.orphans.Sweep(ctx, b.resolveOrphan)
-		if err != nil || len(left) != 1 {
-			t.Fatalf("orphans %+v, %v; want one", left, err)
-		}
-		if o := left[0]; o.ThreadID != recs[0]["threadId"] || o.ProofRecordID != recs[0]["id"] || o.State != "request-sent" || o.Reason != "record not readable" {
-			t.Errorf("orphan %+v, agent record %v", o, recs[0])
-		}
-		fake.SetState("tenant-a", recs[0]["id"].(string), "abandoned")
-		if left, err := b.orphans.Sweep(ctx, b.resolveOrphan); err != nil || len(left) != 0 {
-			t.Fatalf("after the record ended: %+v, %v; want none", left, err)
-		}
-	})
-
-	t.Run("owner not stored: orphan with thread, forgotten once ended", func(t *testing.T) {
-		fake := openapitest.NewCredo(t, opts)
-		b := newBackend(t, fake, opts, func(b *Backend) {
-			b.storage = ownerWritesFail{&certmagic.FileStorage{Path: t.TempDir()}}
-		})
-		_, err := b.SendOutOfBandRequest(ctx, org, indyRequest())
-		if !errors.Is(err, backend.ErrUnavailable) {
-			t.Fatalf("create: %v; want ErrUnavailable (no durable owner)", err)
-		}
-		recs := fake.Records("tenant-a")
-		if len(recs) != 1 {
-			t.Fatalf("agent holds %d records", len(recs))
-		}
-		left, err := b.orphans.Sweep(ctx, b.resolveOrphan)
-		if err != nil || len(left) != 1 {
-			t.Fatalf("orphans %+v, %v; want the agent's record %v", left, err, recs[0]["id"])
-		}
-		if o := left[0]; o.ThreadID != recs[0]["threadId"] || o.ProofRecordID != recs[0]["id"] || o.Reason != "owner not stored" || o.OrgID != "org-a" || o.Tenant != "tenant-a" {
-			t.Errorf("orphan %+v, agent record %v", o, recs[0])
-		}
-		fake.SetState("tenant-a", recs[0]["id"].(string), "abandoned")
-		if left, err := b.orphans.Sweep(ctx, b.resolveOrphan); err != nil || len(left) != 0 {
-			t.Fatalf("after the record ended: %+v, %v; want none", left, err)
-		}
-	})
+	}
 
 	t.Run("refused: no orphan", func(t *testing.T) {
 		fake := openapitest.NewCredo(t, opts)
