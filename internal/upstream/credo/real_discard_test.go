@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -135,20 +133,10 @@ func fakeOOBRecordShape(t *testing.T) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := http.NewRequest(http.MethodGet, fake.URL+"/didcomm/oob?invitationId="+res.OutOfBandID, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+openapitest.CredoDedicatedToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw := fakeGet(t, fake, "/didcomm/oob?invitationId="+res.OutOfBandID)
 	var list []json.RawMessage
-	if err != nil || resp.StatusCode != http.StatusOK || json.Unmarshal(raw, &list) != nil || len(list) != 1 {
-		t.Fatalf("fake out-of-band list: %d %s %v", resp.StatusCode, raw, err)
+	if json.Unmarshal(raw, &list) != nil || len(list) != 1 {
+		t.Fatalf("fake out-of-band list: %s", raw)
 	}
 	if !strings.Contains(string(list[0]), res.OutOfBandID) {
 		t.Fatalf("the fake lists %s for invitation %s", list[0], res.OutOfBandID)

@@ -150,7 +150,13 @@ func fakeFormDataShape(t *testing.T) []string {
 	}
 	id := res.ProofRecord.ID
 	fake.Present("", id, ldpPresentation(fake.Challenge(id), map[string]any{"id": "did:example:holder", "dateOfBirth": "1990-01-01"}))
-	req, err := http.NewRequest(http.MethodGet, fake.URL+"/didcomm/proofs/"+id+"/form-data", nil)
+	return formDataShape(t, fakeGet(t, fake, "/didcomm/proofs/"+id+"/form-data"))
+}
+
+// fakeGet is the fake dedicated credo-controller's 200 answer to GET path.
+func fakeGet(t *testing.T, fake *openapitest.Credo, path string) []byte {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, fake.URL+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +168,7 @@ func fakeFormDataShape(t *testing.T) []string {
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("fake form-data: %d %s %v", resp.StatusCode, raw, err)
+		t.Fatalf("fake GET %s: %d %s %v", path, resp.StatusCode, raw, err)
 	}
-	return formDataShape(t, raw)
+	return raw
 }

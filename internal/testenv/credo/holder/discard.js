@@ -34,21 +34,16 @@
 // from, and the holder receives it with reuseConnection: it answers over
 // that connection without any handshake).
 //
-// Credentials are signed by the holder itself as formdata.js's are
-// (did:key issuer, Ed25519Signature2018, contexts credentials/v1 and an
-// inline @vocab: nothing is fetched). Credo's log goes to stderr. Run with
+// Credentials are signed by the holder itself (agents.js: did:key issuer,
+// Ed25519Signature2018, contexts credentials/v1 and an inline @vocab:
+// nothing is fetched). Credo's log goes to stderr. Run with
 // NODE_PATH at the holder install and LIB_ARIES_ASKAR_PATH at its lib/, as
 // internal/testenv/credo.RunScript does.
 
-const crypto = require('crypto')
 const core = require('@credo-ts/core')
-const { agentDependencies, HttpInboundTransport } = require('@credo-ts/node')
-const askar = require('@credo-ts/askar')
-const { ariesAskarNodeJS } = require('@hyperledger/aries-askar-nodejs')
-const express = require('express')
+const { quietStdout, newAgent, waitProof, selfSigned, newDidKey, runMain } = require('./agents')
 
-// stdout carries the result lines only.
-for (const k of ['log', 'info', 'debug', 'trace']) console[k] = (...a) => console.error(...a)
+quietStdout()
 
 // How long a discarded request is given to be answered anyway.
 const waitMs = 10_000
@@ -60,85 +55,6 @@ const definition = {
     name: 'Given name',
     constraints: { fields: [{ path: ['$.credentialSubject.givenName'] }] },
   }],
-}
-
-// newAgent makes an agent whose DIDComm inbound transport listens on a
-// loopback port of its own (formdata.js's newAgent: HttpInboundTransport
-// calls app.listen(port), bound here to 127.0.0.1; port 0 picks a free one).
-async function newAgent(label) {
-  const app = express()
-  const listen = app.listen.bind(app)
-  app.listen = (port, ...rest) => listen(port, '127.0.0.1', ...rest)
-  const inbound = new HttpInboundTransport({ app, port: 0 })
-  const agent = new core.Agent({
-    config: {
-      label,
-      walletConfig: {
-        id: `${label}-${crypto.randomUUID()}`,
-        key: core.TypedArrayEncoder.toBase58(crypto.randomBytes(32)),
-        keyDerivationMethod: core.KeyDerivationMethod.Raw,
-        storage: { type: 'sqlite', inMemory: true },
-      },
-      logger: new core.ConsoleLogger(core.LogLevel.warn),
-      endpoints: ['http://127.0.0.1:0'], // set once the port is known
-    },
-    dependencies: agentDependencies,
-    modules: {
-      askar: new askar.AskarModule({ ariesAskar: ariesAskarNodeJS }),
-      // Never auto-accept: the verifier's record stays in
-      // presentation-received (as proofgate leaves it), and the holder
-      // answers when the script says.
-      proofs: new core.ProofsModule({
-        autoAcceptProofs: core.AutoAcceptProof.Never,
-        proofProtocols: [new core.V2ProofProtocol({ proofFormats: [new core.DifPresentationExchangeProofFormatService()] })],
-      }),
-    },
-  })
-  agent.registerInboundTransport(inbound)
-  agent.registerOutboundTransport(new core.HttpOutboundTransport())
-  await agent.initialize()
-  const server = inbound.server
-  if (!server.listening) await new Promise((resolve, reject) => server.once('listening', resolve).once('error', reject))
-  agent.config.endpoints = [`http://127.0.0.1:${server.address().port}`]
-  return agent
-}
-
-// waitProof resolves with agent's record on thread thid once it reaches
-// state, or with null after ms (formdata.js's waitProof, bounded).
-function waitProof(agent, thid, state, ms) {
-  return new Promise((resolve) => {
-    const done = (r) => {
-      clearTimeout(timer)
-      agent.events.off(core.ProofEventTypes.ProofStateChanged, onChange)
-      resolve(r)
-    }
-    const onChange = ({ payload: { proofRecord: r } }) => {
-      if (r.threadId === thid && r.state === state) done(r)
-    }
-    const timer = setTimeout(() => done(null), ms)
-    agent.events.on(core.ProofEventTypes.ProofStateChanged, onChange)
-  })
-}
-
-// selfSigned has the holder sign itself a credential and store it
-// (formdata.js's selfSigned, JSON-LD only).
-async function selfSigned(holder, issuerDid, holderDid, claims) {
-  const credential = core.JsonTransformer.fromJSON({
-    '@context': ['https://www.w3.org/2018/credentials/v1', { '@vocab': 'https://proofgate.example/vocab#' }],
-    type: ['VerifiableCredential'],
-    issuer: issuerDid,
-    issuanceDate: new Date(Date.now() - 60_000).toISOString().replace(/\.\d+Z$/, 'Z'),
-    credentialSubject: { id: holderDid, ...claims },
-  }, core.W3cCredential)
-  const verificationMethod = `${issuerDid}#${issuerDid.slice('did:key:'.length)}`
-  const signed = await holder.w3cCredentials.signCredential({ format: core.ClaimFormat.LdpVc, credential, proofType: 'Ed25519Signature2018', verificationMethod })
-  return holder.w3cCredentials.storeCredential({ credential: signed })
-}
-
-async function newDidKey(agent) {
-  const res = await agent.dids.create({ method: 'key', options: { keyType: core.KeyType.Ed25519 } })
-  if (res.didState.state !== 'finished') throw new Error(`creating a did:key: ${JSON.stringify(res.didState)}`)
-  return res.didState.did
 }
 
 // invitationDid makes a did:peer:2 as credo-controller's create-invitation
@@ -221,7 +137,4 @@ async function main() {
   }
 }
 
-main().then(() => process.exit(0), (e) => {
-  console.error(e && e.stack ? e.stack : e)
-  process.exit(1)
-})
+runMain(main)

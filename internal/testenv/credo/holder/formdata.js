@@ -28,19 +28,14 @@
 //
 // Credentials are signed by the holder itself as holder.js does: did:key
 // issuer, Ed25519Signature2018, subject the holder's own did:key, contexts
-// credentials/v1 and an inline @vocab (nothing is fetched). Credo's log goes
-// to stderr. Run with NODE_PATH at the holder install and
+// credentials/v1 and an inline @vocab (nothing is fetched): agents.js.
+// Credo's log goes to stderr. Run with NODE_PATH at the holder install and
 // LIB_ARIES_ASKAR_PATH at its lib/, as internal/testenv/credo.RunScript does.
 
-const crypto = require('crypto')
 const core = require('@credo-ts/core')
-const { agentDependencies, HttpInboundTransport } = require('@credo-ts/node')
-const askar = require('@credo-ts/askar')
-const { ariesAskarNodeJS } = require('@hyperledger/aries-askar-nodejs')
-const express = require('express')
+const { quietStdout, newAgent, waitProof, selfSigned, newDidKey, runMain } = require('./agents')
 
-// stdout carries the result lines only.
-for (const k of ['log', 'info', 'debug', 'trace']) console[k] = (...a) => console.error(...a)
+quietStdout()
 
 const descriptorId = 'birth_date'
 // Born on or before 2006-01-01: the field's filter.
@@ -75,86 +70,6 @@ class LaxHolderFormat extends core.DifPresentationExchangeProofFormatService {
     const requestAttachment = new core.Attachment({ id: options.requestAttachment.id, data: new core.AttachmentData({ json: lax }) })
     return super.acceptRequest(agentContext, { ...options, requestAttachment })
   }
-}
-
-// newAgent makes an agent whose DIDComm inbound transport listens on a
-// loopback port of its own (holder.js's approach: HttpInboundTransport calls
-// app.listen(port), bound here to 127.0.0.1; port 0 picks a free one).
-async function newAgent(label, pexFormat) {
-  const app = express()
-  const listen = app.listen.bind(app)
-  app.listen = (port, ...rest) => listen(port, '127.0.0.1', ...rest)
-  const inbound = new HttpInboundTransport({ app, port: 0 })
-  const agent = new core.Agent({
-    config: {
-      label,
-      walletConfig: {
-        id: `${label}-${crypto.randomUUID()}`,
-        key: core.TypedArrayEncoder.toBase58(crypto.randomBytes(32)),
-        keyDerivationMethod: core.KeyDerivationMethod.Raw,
-        storage: { type: 'sqlite', inMemory: true },
-      },
-      logger: new core.ConsoleLogger(core.LogLevel.warn),
-      endpoints: ['http://127.0.0.1:0'], // set once the port is known
-    },
-    dependencies: agentDependencies,
-    modules: {
-      askar: new askar.AskarModule({ ariesAskar: ariesAskarNodeJS }),
-      // Never auto-accept: the verifier's record must stay in
-      // presentation-received (as proofgate leaves it before its check),
-      // and the holder chooses what it presents.
-      proofs: new core.ProofsModule({
-        autoAcceptProofs: core.AutoAcceptProof.Never,
-        proofProtocols: [new core.V2ProofProtocol({ proofFormats: [pexFormat] })],
-      }),
-    },
-  })
-  agent.registerInboundTransport(inbound)
-  agent.registerOutboundTransport(new core.HttpOutboundTransport())
-  await agent.initialize()
-  const server = inbound.server
-  if (!server.listening) await new Promise((resolve, reject) => server.once('listening', resolve).once('error', reject))
-  agent.config.endpoints = [`http://127.0.0.1:${server.address().port}`]
-  return agent
-}
-
-// waitProof resolves with agent's record on thread thid once it reaches
-// state; it rejects when the record is abandoned.
-function waitProof(agent, thid, state) {
-  return new Promise((resolve, reject) => {
-    const onChange = ({ payload: { proofRecord: r } }) => {
-      if (r.threadId !== thid) return
-      if (r.state === state || r.state === 'abandoned') {
-        agent.events.off(core.ProofEventTypes.ProofStateChanged, onChange)
-        if (r.state === state) resolve(r)
-        else reject(new Error(`record ${r.id} abandoned: ${r.errorMessage}`))
-      }
-    }
-    agent.events.on(core.ProofEventTypes.ProofStateChanged, onChange)
-  })
-}
-
-// selfSigned has the holder sign itself a credential (holder.js's
-// POST /credentials) and store it; it returns the W3cCredentialRecord.
-async function selfSigned(holder, issuerDid, holderDid, claims, jwt) {
-  const credential = core.JsonTransformer.fromJSON({
-    '@context': ['https://www.w3.org/2018/credentials/v1', { '@vocab': 'https://proofgate.example/vocab#' }],
-    type: ['VerifiableCredential'],
-    issuer: issuerDid,
-    issuanceDate: new Date(Date.now() - 60_000).toISOString().replace(/\.\d+Z$/, 'Z'),
-    credentialSubject: { id: holderDid, ...claims },
-  }, core.W3cCredential)
-  const verificationMethod = `${issuerDid}#${issuerDid.slice('did:key:'.length)}`
-  const signed = await holder.w3cCredentials.signCredential(jwt
-    ? { format: core.ClaimFormat.JwtVc, credential, alg: core.JwaSignatureAlgorithm.EdDSA, verificationMethod }
-    : { format: core.ClaimFormat.LdpVc, credential, proofType: 'Ed25519Signature2018', verificationMethod })
-  return holder.w3cCredentials.storeCredential({ credential: signed })
-}
-
-async function newDidKey(agent) {
-  const res = await agent.dids.create({ method: 'key', options: { keyType: core.KeyType.Ed25519 } })
-  if (res.didState.state !== 'finished') throw new Error(`creating a did:key: ${JSON.stringify(res.didState)}`)
-  return res.didState.did
 }
 
 // exchange runs one request and its answer.
@@ -207,7 +122,4 @@ async function main() {
   }
 }
 
-main().then(() => process.exit(0), (e) => {
-  console.error(e && e.stack ? e.stack : e)
-  process.exit(1)
-})
+runMain(main)
