@@ -46,7 +46,7 @@ func (b *Backend) discardInvitation(org backend.Org, invitationID string) {
 // its own (the caller's may be what ran out); a 404 is success: it is
 // gone. recordScoped is agent.Client.StatusError's.
 func (b *Backend) deleteAgain(org backend.Org, path string, recordScoped bool) error {
-	ctx, cancel := context.WithTimeout(context.Background(), b.TimeoutOrDefault())
+	ctx, cancel := b.Detached()
 	defer cancel()
 	call := agent.Request{Method: http.MethodDelete, Path: path, Idempotent: true}
 	resp, err := b.do(ctx, org, call)

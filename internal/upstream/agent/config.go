@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/url"
@@ -161,6 +162,13 @@ func (c *Config) TimeoutOrDefault() time.Duration {
 		return DefaultTimeout
 	}
 	return time.Duration(c.Timeout)
+}
+
+// Detached is a context of its own bounded by the call timeout, for a
+// call that cleans up after a request that failed: the request's own
+// context may be what ran out.
+func (c *Config) Detached() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), c.TimeoutOrDefault())
 }
 
 func parseBase(raw string) (*url.URL, error) {

@@ -128,7 +128,7 @@ func invitationRecords(body []byte, invitationID string) (ids []string, ok bool)
 // discard runs after its request failed, and the caller's context may be
 // what ran out.
 func (b *Backend) again(org backend.Org, call agent.Request) (*agent.Response, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), b.TimeoutOrDefault())
+	ctx, cancel := b.Detached()
 	defer cancel()
 	return b.do(ctx, org, call)
 }
