@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -59,14 +57,7 @@ func TestUndoDiscardOutcome(t *testing.T) {
 			b := &discardAnswers{failsThird: failsThird{steps: &steps{}}, err: tt.err}
 			g := &Gateway{Logger: zap.New(core), Auth: auth.Chain{nobodyProvider{}}, AllowedRoles: []string{"admin"},
 				Validator: v, Backends: oneBackend{b}, MaxBodySize: 1 << 20, Mail: &mailRecorder{}}
-			body := strings.Replace(benchIndy, `{`, `{"emailId":["a@example.com","b@example.com","c@example.com"],`, 1)
-			r := httptest.NewRequest(http.MethodPost, "/orgs/"+benchOrg+"/proofs/oob?requestType=indy", strings.NewReader(body))
-			r.Header.Set("Content-Type", "application/json")
-			w := httptest.NewRecorder()
-			g.SendOutOfBandRequest(w, r, benchOrg)
-			if w.Code != http.StatusServiceUnavailable {
-				t.Fatalf("%d %s", w.Code, w.Body)
-			}
+			failThreeRecipients(t, g)
 			if got := strings.Join(b.oobs, ","); got != "invitation-2,invitation-1" {
 				t.Errorf("discards were given invitations %q, want the two creates', newest first", got)
 			}

@@ -2,15 +2,12 @@ package credo
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/proofgate/proofgate/internal/backend"
 	credoenv "github.com/proofgate/proofgate/internal/testenv/credo"
-	"github.com/proofgate/proofgate/internal/upstream/openapitest"
 )
 
 // realDiscard is one line of holder/discard.js: a real Credo 0.5.19
@@ -127,12 +124,7 @@ func oobRecordShape(t *testing.T, raw []byte) []string {
 // credo-controller lists for a create's invitation.
 func fakeOOBRecordShape(t *testing.T) []string {
 	t.Helper()
-	fake := openapitest.NewCredo(t, openapitest.CredoOptions{})
-	b := newBackend(t, fake, openapitest.CredoOptions{}, nil)
-	res, err := b.SendOutOfBandRequest(context.Background(), backend.Org{ID: "org-1"}, peRequest())
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake, res := fakePECreate(t)
 	raw := fakeGet(t, fake, "/didcomm/oob?invitationId="+res.OutOfBandID)
 	var list []json.RawMessage
 	if json.Unmarshal(raw, &list) != nil || len(list) != 1 {

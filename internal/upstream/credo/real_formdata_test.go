@@ -142,15 +142,23 @@ func formDataShape(t *testing.T, raw []byte) []string {
 // holder's JSON-LD VP arrived.
 func fakeFormDataShape(t *testing.T) []string {
 	t.Helper()
+	fake, res := fakePECreate(t)
+	id := res.ProofRecord.ID
+	fake.Present("", id, ldpPresentation(fake.Challenge(id), map[string]any{"id": "did:example:holder", "dateOfBirth": "1990-01-01"}))
+	return formDataShape(t, fakeGet(t, fake, "/didcomm/proofs/"+id+"/form-data"))
+}
+
+// fakePECreate makes a presentation-exchange request through a credo
+// backend on a new fake dedicated credo-controller.
+func fakePECreate(t *testing.T) (*openapitest.Credo, backend.OOBResult) {
+	t.Helper()
 	fake := openapitest.NewCredo(t, openapitest.CredoOptions{})
 	b := newBackend(t, fake, openapitest.CredoOptions{}, nil)
 	res, err := b.SendOutOfBandRequest(context.Background(), backend.Org{ID: "org-1"}, peRequest())
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := res.ProofRecord.ID
-	fake.Present("", id, ldpPresentation(fake.Challenge(id), map[string]any{"id": "did:example:holder", "dateOfBirth": "1990-01-01"}))
-	return formDataShape(t, fakeGet(t, fake, "/didcomm/proofs/"+id+"/form-data"))
+	return fake, res
 }
 
 // fakeGet is the fake dedicated credo-controller's 200 answer to GET path.
