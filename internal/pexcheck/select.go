@@ -42,12 +42,12 @@ type selection struct {
 }
 
 // listedCredentials are the entries of a presentation's
-// verifiableCredential (in the vp claim of a JWT presentation): one value
-// or an array.
-func listedCredentials(vp map[string]any, isJWT bool) []any {
+// verifiableCredential (in vpClaim, a JWT presentation's vp claim, when
+// there is one): one value or an array.
+func listedCredentials(vp, vpClaim map[string]any) []any {
 	holder := vp
-	if inner, ok := vp["vp"].(map[string]any); isJWT && ok {
-		holder = inner
+	if vpClaim != nil {
+		holder = vpClaim
 	}
 	switch c := holder["verifiableCredential"].(type) {
 	case nil:

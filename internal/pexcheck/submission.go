@@ -143,9 +143,14 @@ func Check(request, presentation []byte, challenge, domain string) []string {
 	if err := pefilter.CheckNumbers(vp); err != nil {
 		return []string{"the presentation " + numberProblem(err)}
 	}
+	// A JWT presentation's vp claim holds the presentation proper.
+	var vpClaim map[string]any
+	if isJWT {
+		vpClaim, _ = vp["vp"].(map[string]any)
+	}
 	submission := vp["presentation_submission"]
-	if inner, ok := vp["vp"].(map[string]any); isJWT && submission == nil && ok {
-		submission = inner["presentation_submission"] // in the vp claim
+	if submission == nil && vpClaim != nil {
+		submission = vpClaim["presentation_submission"] // in the vp claim
 	}
 	var sub struct {
 		DefinitionID  string      `json:"definition_id"`
@@ -187,11 +192,9 @@ func Check(request, presentation []byte, challenge, domain string) []string {
 		root: vp,
 		// Each JWT credential is decoded once, however many entries name
 		// it: the decoding then costs at most the presentation's own size.
-		jwts:  map[string]decodedJWT{},
-		creds: listedCredentials(vp, isJWT),
-	}
-	if inner, ok := vp["vp"].(map[string]any); isJWT && ok {
-		sel.vpClaim = inner
+		jwts:    map[string]decodedJWT{},
+		creds:   listedCredentials(vp, vpClaim),
+		vpClaim: vpClaim,
 	}
 	for i, m := range sub.DescriptorMap {
 		d, known := byID[m.ID]

@@ -35,11 +35,10 @@ import (
 // In the legacy layout a tenant's invitation cannot be deleted (oobPath):
 // DiscardRecord then does nothing, and says so with errors.ErrUnsupported.
 func (b *Backend) DiscardRecord(ctx context.Context, org backend.Org, created backend.OOBResult) error {
-	base, ok := b.oobPath(org.Tenant)
-	if !ok {
-		return errNoTenantInvitationRoute
+	err := b.deleteInvitation(org, created.OutOfBandID)
+	if errors.Is(err, errors.ErrUnsupported) {
+		return err // nothing done: the owner stays
 	}
-	err := b.deleteInvitation(org, base, created.OutOfBandID)
 	return errors.Join(err, b.owners.Forget(ctx, created.ProofRecord.ID))
 }
 
@@ -51,23 +50,24 @@ var _ backend.Discarder = (*Backend)(nil)
 // need not be tracked as an orphan; one whose invitation stays (the
 // delete failed, or the legacy layout has no route for a tenant's) is.
 func (b *Backend) withdrawInvitation(org backend.Org, invitationID string) bool {
-	base, ok := b.oobPath(org.Tenant)
-	if !ok {
-		return false
-	}
-	if err := b.deleteInvitation(org, base, invitationID); err != nil {
+	err := b.deleteInvitation(org, invitationID)
+	if err != nil && !errors.Is(err, errors.ErrUnsupported) {
 		b.client.Logger().Warn("could not delete the invitation of a request nobody received",
 			zap.String("invitation_id", invitationID), zap.String("org", org.ID), zap.Error(err))
-		return false
 	}
-	return true
+	return err == nil
 }
 
 var errNoTenantInvitationRoute = fmt.Errorf("the legacy route layout has no route that deletes a tenant's invitation: %w", errors.ErrUnsupported)
 
 // deleteInvitation deletes the out-of-band records of invitation
-// invitationID under base (oobPath).
-func (b *Backend) deleteInvitation(org backend.Org, base, invitationID string) error {
+// invitationID; errNoTenantInvitationRoute, having done nothing, where the
+// layout has no route for it (oobPath).
+func (b *Backend) deleteInvitation(org backend.Org, invitationID string) error {
+	base, ok := b.oobPath(org.Tenant)
+	if !ok {
+		return errNoTenantInvitationRoute
+	}
 	if invitationID == "" {
 		// Not to list every invitation of the wallet: the create always
 		// has one.
