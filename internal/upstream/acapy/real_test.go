@@ -151,43 +151,36 @@ func realSuite(t *testing.T, agent *acapyenv.Agent) {
 	})
 
 	t.Run("owner write fails after the invitation: nothing is left", func(t *testing.T) {
-		// The agent's answers are read on their way (a proxy), for the
-		// ids of what the create made; then the agent is asked for them.
-		target, _ := url.Parse(agent.AdminURL)
-		proxy := httputil.NewSingleHostReverseProxy(target)
-		var made struct {
-			PresExID string `json:"pres_ex_id"`
-			OOBID    string `json:"oob_id"`
-		}
-		proxy.ModifyResponse = func(resp *http.Response) error {
-			if resp.Request.Method != http.MethodPost {
-				return nil
-			}
-			raw, err := io.ReadAll(resp.Body)
-			if err != nil {
-				return err
-			}
-			_ = json.Unmarshal(raw, &made) // each create call fills its own id
-			resp.Body = io.NopCloser(bytes.NewReader(raw))
-			return nil
-		}
-		srv := httptest.NewServer(proxy)
-		t.Cleanup(srv.Close)
+		made := new(madeAtAgent)
 		failing := realBackend(t, agent, func(b *Backend) {
-			b.URL = srv.URL
+			b.URL = recordingProxy(t, agent, made)
 			b.storage = &storagetest.FailingStores{Storage: &certmagic.FileStorage{Path: t.TempDir()}, Prefix: "proofgate/upstream-records/"}
 		})
 		if _, err := failing.SendOutOfBandRequest(ctx, org, indyRequest()); !errors.Is(err, backend.ErrUnavailable) {
 			t.Fatalf("create: %v, want ErrUnavailable", err)
 		}
-		if made.PresExID == "" || made.OOBID == "" {
-			t.Fatalf("the agent's answers named no request or invitation: %+v", made)
+		made.checkGone(t, agent)
+	})
+
+	t.Run("a later step fails: the discard leaves nothing", func(t *testing.T) {
+		// What the handler's undo does when a step after the agent's part
+		// (a short URL, a webhook, a mail) fails: the create's invitation
+		// and request are deleted at the agent, and its owner forgotten.
+		made := new(madeAtAgent)
+		recorded := realBackend(t, agent, func(b *Backend) { b.URL = recordingProxy(t, agent, made) })
+		res, err := recorded.SendOutOfBandRequest(ctx, org, indyRequest())
+		if err != nil {
+			t.Fatalf("create: %v", err)
 		}
-		if status, body := agent.Call(t, http.MethodGet, "/present-proof-2.0/records/"+made.PresExID, "", nil); status != http.StatusNotFound {
-			t.Errorf("the request is still at the agent: %d %s", status, body)
+		if status, body := agent.Call(t, http.MethodGet, "/out-of-band/invitations?oob_id="+made.OOBID, "", nil); status != http.StatusOK {
+			t.Fatalf("the create's out-of-band record %q is not at the agent: %d %s", made.OOBID, status, body)
 		}
-		if status, body := agent.Call(t, http.MethodGet, "/out-of-band/invitations?oob_id="+made.OOBID, "", nil); status != http.StatusNotFound {
-			t.Errorf("the invitation's out-of-band record is still at the agent: %d %s", status, body)
+		if err := recorded.DiscardRecord(ctx, org, res); err != nil {
+			t.Fatalf("discard: %v", err)
+		}
+		made.checkGone(t, agent)
+		if got, err := recorded.RecordOrg(ctx, res.ProofRecord.ID); !errors.Is(err, backend.ErrNotFound) {
+			t.Errorf("the owner is still known: %q %v", got, err)
 		}
 	})
 
@@ -296,4 +289,50 @@ func TestRealACAPyMultitenant(t *testing.T) {
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// madeAtAgent holds the ids of what a create made at the agent, as the
+// agent's answers named them.
+type madeAtAgent struct {
+	PresExID string `json:"pres_ex_id"`
+	OOBID    string `json:"oob_id"`
+}
+
+// recordingProxy returns the URL of a proxy to the agent that reads the
+// agent's answers to POSTs on their way, filling made: each create call
+// fills its own id.
+func recordingProxy(t *testing.T, agent *acapyenv.Agent, made *madeAtAgent) string {
+	t.Helper()
+	target, _ := url.Parse(agent.AdminURL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.ModifyResponse = func(resp *http.Response) error {
+		if resp.Request.Method != http.MethodPost {
+			return nil
+		}
+		raw, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return err
+		}
+		_ = json.Unmarshal(raw, made)
+		resp.Body = io.NopCloser(bytes.NewReader(raw))
+		return nil
+	}
+	srv := httptest.NewServer(proxy)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// checkGone fails t unless the agent holds neither the request nor the
+// invitation's out-of-band record.
+func (made *madeAtAgent) checkGone(t *testing.T, agent *acapyenv.Agent) {
+	t.Helper()
+	if made.PresExID == "" || made.OOBID == "" {
+		t.Fatalf("the agent's answers named no request or invitation: %+v", made)
+	}
+	if status, body := agent.Call(t, http.MethodGet, "/present-proof-2.0/records/"+made.PresExID, "", nil); status != http.StatusNotFound {
+		t.Errorf("the request is still at the agent: %d %s", status, body)
+	}
+	if status, body := agent.Call(t, http.MethodGet, "/out-of-band/invitations?oob_id="+made.OOBID, "", nil); status != http.StatusNotFound {
+		t.Errorf("the invitation's out-of-band record is still at the agent: %d %s", status, body)
+	}
 }
