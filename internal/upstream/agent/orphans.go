@@ -38,8 +38,13 @@ type Orphan struct {
 	// the create's answer was lost, and then Since and Until bound when the
 	// agent may have created it.
 	ThreadID string `json:"threadId,omitempty"`
-	Since    string `json:"since"`
-	Until    string `json:"until"`
+	// InvitationID is the @id of the request's out-of-band invitation,
+	// when the agent named it and the create could not withdraw it: a
+	// sweep tries again (a request whose invitation is gone cannot be
+	// answered, and is then forgotten).
+	InvitationID string `json:"invitationId,omitempty"`
+	Since        string `json:"since"`
+	Until        string `json:"until"`
 	// Reason is what went wrong: "timeout", "connection lost",
 	// "answer unreadable", "record not readable", "owner not stored".
 	Reason string `json:"reason"`
@@ -106,6 +111,13 @@ func (o *Orphans) Record(org backend.Org, threadID, reason string, since time.Ti
 	o.record(Orphan{OrgID: org.ID, Tenant: org.Tenant, ThreadID: threadID, Reason: reason}, threadID, since)
 }
 
+// RecordWithInvitation remembers an orphan whose invitation the agent
+// named but could not be withdrawn (its delete failed), as Record does;
+// a sweep's Resolve may withdraw it later.
+func (o *Orphans) RecordWithInvitation(org backend.Org, threadID, invitationID, reason string, since time.Time) {
+	o.record(Orphan{OrgID: org.ID, Tenant: org.Tenant, ThreadID: threadID, InvitationID: invitationID, Reason: reason}, threadID, since)
+}
+
 // RecordRecord remembers an orphan known by its record id at the agent
 // (a request proofgate made and could not delete again), as Record does.
 func (o *Orphans) RecordRecord(org backend.Org, proofRecordID, reason string, since time.Time) {
@@ -122,7 +134,8 @@ func (o *Orphans) record(doc Orphan, name string, since time.Time) {
 	}
 	fields := []zap.Field{
 		zap.String("agent", o.agent), zap.String("org", doc.OrgID), zap.String("tenant", doc.Tenant),
-		zap.String("thread_id", doc.ThreadID), zap.String("proof_record_id", doc.ProofRecordID), zap.String("reason", doc.Reason),
+		zap.String("thread_id", doc.ThreadID), zap.String("invitation_id", doc.InvitationID),
+		zap.String("proof_record_id", doc.ProofRecordID), zap.String("reason", doc.Reason),
 		zap.String("since", doc.Since), zap.String("until", doc.Until),
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -174,8 +187,9 @@ func (o *Orphans) List(ctx context.Context) ([]Orphan, error) {
 
 // Resolve looks an orphan up at the agent: it returns the orphan updated
 // with what the agent holds, and gone when the agent no longer holds an
-// answerable request for it (the record is gone or ended), so that it can
-// be forgotten. An error keeps the orphan as it was.
+// answerable request for it (the record is gone or ended, or its
+// invitation was withdrawn), so that it can be forgotten. An error keeps
+// the orphan as it was.
 type Resolve func(ctx context.Context, o Orphan) (updated Orphan, gone bool, err error)
 
 // Sweep looks at every orphan again with resolve (nil: none can be

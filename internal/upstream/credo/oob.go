@@ -118,7 +118,7 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 		b.client.Logger().Error("proof request created in the agent but its record could not be read back",
 			zap.String("thread_id", ans.ProofRecordThID), zap.String("org", org.ID), zap.Error(err))
 		if !b.withdrawInvitation(org, oobID) {
-			b.orphans.Record(org, ans.ProofRecordThID, "record not readable", started)
+			b.orphans.RecordWithInvitation(org, ans.ProofRecordThID, oobID, "record not readable", started)
 		}
 		return backend.OOBResult{}, &agent.OrphanError{ThreadID: ans.ProofRecordThID, Err: err}
 	}
@@ -141,7 +141,7 @@ func (b *Backend) SendOutOfBandRequest(ctx context.Context, org backend.Org, req
 			zap.String("thread_id", rec.ThreadID), zap.String("proof_record_id", rec.ID),
 			zap.String("org", org.ID), zap.Error(err))
 		if !b.withdrawInvitation(org, oobID) {
-			b.orphans.Record(org, rec.ThreadID, "owner not stored", started)
+			b.orphans.RecordWithInvitation(org, rec.ThreadID, oobID, "owner not stored", started)
 		}
 		return backend.OOBResult{}, err
 	}

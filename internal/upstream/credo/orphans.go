@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 
+	"go.uber.org/zap"
+
 	"github.com/proofgate/proofgate/internal/backend"
 	"github.com/proofgate/proofgate/internal/upstream/agent"
 )
@@ -37,7 +39,11 @@ func orphanReason(err error) string {
 var ended = map[string]bool{backend.StateDone: true, "abandoned": true, "declined": true}
 
 // resolveOrphan looks an orphan up at the agent by its thread: gone when
-// the agent holds no open verifier record for it.
+// the agent holds no open verifier record for it, or when its record still
+// waits in request-sent and its invitation, which the create could not
+// withdraw, is withdrawn now (nobody received it, and a request whose
+// invitation is gone cannot be answered). The legacy layout has no route
+// for a tenant's invitation: such an orphan stays listed.
 func (b *Backend) resolveOrphan(ctx context.Context, o agent.Orphan) (agent.Orphan, bool, error) {
 	if o.ThreadID == "" {
 		return o, false, nil // nothing to look it up by
@@ -67,7 +73,16 @@ func (b *Backend) resolveOrphan(ctx context.Context, o agent.Orphan) (agent.Orph
 			return o, true, nil
 		}
 		o.ProofRecordID, o.State = rec.ID, rec.State
-		return o, false, nil
+		if rec.State != backend.StateRequestSent || o.InvitationID == "" {
+			return o, false, nil
+		}
+		if !b.withdrawInvitation(org, o.InvitationID) {
+			return o, false, nil // kept with what was learnt; the failure is logged
+		}
+		b.client.Logger().Info("withdrew the invitation of an orphaned proof request; it can no longer be answered",
+			zap.String("thread_id", o.ThreadID), zap.String("invitation_id", o.InvitationID),
+			zap.String("proof_record_id", o.ProofRecordID), zap.String("org", o.OrgID))
+		return o, true, nil
 	}
 	return o, true, nil
 }

@@ -55,47 +55,87 @@ func TestOrphans(t *testing.T) {
 			b.storage = ownerWritesFail{b.storage.(*certmagic.FileStorage)}
 		}},
 	} {
-		for _, withdrawn := range []bool{true, false} {
-			name := tc.name + ": invitation withdrawn, no orphan"
-			if !withdrawn {
-				name = tc.name + ", invitation not withdrawn: orphan with thread, forgotten once ended"
+		t.Run(tc.name+": invitation withdrawn, no orphan", func(t *testing.T) {
+			fake := openapitest.NewCredo(t, opts)
+			b := newBackend(t, fake, opts, func(b *Backend) { tc.fail(fake, b) })
+			if _, err := b.SendOutOfBandRequest(ctx, org, indyRequest()); err == nil {
+				t.Fatal("create succeeded, want it to fail")
+			}
+			if len(fake.Records("tenant-a")) != 1 {
+				t.Fatalf("agent holds %d records", len(fake.Records("tenant-a")))
+			}
+			left, err := b.orphans.Sweep(ctx, b.resolveOrphan)
+			if err != nil || len(left) != 0 || len(fake.Invitations("tenant-a")) != 0 {
+				t.Fatalf("orphans %+v (%v), invitations left %v; want neither", left, err, fake.Invitations("tenant-a"))
+			}
+		})
+		// The withdrawal fails at the create and again at the first sweep
+		// (the agent's out-of-band delete answers 500 twice): the orphan
+		// names the thread and the invitation, and the next sweep
+		// withdraws it; or, had its record ended first, forgets it.
+		for _, ended := range []bool{false, true} {
+			name := tc.name + ", invitation not withdrawn: orphan, withdrawn by a later sweep"
+			if ended {
+				name = tc.name + ", invitation not withdrawn: orphan, forgotten once its record ended"
 			}
 			t.Run(name, func(t *testing.T) {
 				fake := openapitest.NewCredo(t, opts)
 				b := newBackend(t, fake, opts, func(b *Backend) { tc.fail(fake, b) })
-				if !withdrawn {
-					fake.Inject("DeleteOutOfBandRecord", openapitest.Fault{Status: 500, Body: `{"message":"x"}`})
-				}
-				if _, err := b.SendOutOfBandRequest(ctx, org, indyRequest()); err == nil {
+				fake.Inject("DeleteOutOfBandRecord", openapitest.Fault{Status: 500, Body: `{"message":"x"}`})
+				fake.Inject("DeleteOutOfBandRecord", openapitest.Fault{Status: 500, Body: `{"message":"x"}`})
+				res, err := b.SendOutOfBandRequest(ctx, org, indyRequest())
+				if err == nil {
 					t.Fatal("create succeeded, want it to fail")
 				}
 				recs := fake.Records("tenant-a")
-				if len(recs) != 1 {
-					t.Fatalf("agent holds %d records", len(recs))
+				invs := fake.Invitations("tenant-a")
+				if len(recs) != 1 || len(invs) != 1 {
+					t.Fatalf("agent holds %d records and %d invitations, want one of each (%+v)", len(recs), len(invs), res)
 				}
 				left, err := b.orphans.Sweep(ctx, b.resolveOrphan)
-				if err != nil {
-					t.Fatal(err)
+				if err != nil || len(left) != 1 || len(fake.Invitations("tenant-a")) != 1 {
+					t.Fatalf("orphans %+v (%v), invitations %v; want one of each", left, err, fake.Invitations("tenant-a"))
 				}
-				if withdrawn {
-					if len(left) != 0 || len(fake.Invitations("tenant-a")) != 0 {
-						t.Fatalf("orphans %+v, invitations left %v; want neither", left, fake.Invitations("tenant-a"))
-					}
-					return
-				}
-				if len(left) != 1 || len(fake.Invitations("tenant-a")) != 1 {
-					t.Fatalf("orphans %+v, invitations %v; want one of each", left, fake.Invitations("tenant-a"))
-				}
-				if o := left[0]; o.ThreadID != recs[0]["threadId"] || o.ProofRecordID != recs[0]["id"] || o.State != "request-sent" || o.Reason != tc.reason || o.OrgID != "org-a" || o.Tenant != "tenant-a" {
+				if o := left[0]; o.ThreadID != recs[0]["threadId"] || o.ProofRecordID != recs[0]["id"] || o.State != "request-sent" ||
+					o.InvitationID == "" || o.Reason != tc.reason || o.OrgID != "org-a" || o.Tenant != "tenant-a" {
 					t.Errorf("orphan %+v, agent record %v", o, recs[0])
 				}
-				fake.SetState("tenant-a", recs[0]["id"].(string), "abandoned")
+				if ended {
+					fake.SetState("tenant-a", recs[0]["id"].(string), "abandoned")
+				}
 				if left, err := b.orphans.Sweep(ctx, b.resolveOrphan); err != nil || len(left) != 0 {
-					t.Fatalf("after the record ended: %+v, %v; want none", left, err)
+					t.Fatalf("second sweep: %+v, %v; want none", left, err)
+				}
+				if got, want := len(fake.Invitations("tenant-a")), map[bool]int{false: 0, true: 1}[ended]; got != want {
+					t.Errorf("%d invitations at the agent after the second sweep, want %d", got, want)
+				}
+				if len(fake.Records("tenant-a")) != 1 {
+					t.Errorf("the agent's record went away: credo-controller cannot delete it")
 				}
 			})
 		}
 	}
+
+	t.Run("legacy tenant: orphan stays listed, no route withdraws it", func(t *testing.T) {
+		opts := openapitest.CredoOptions{Legacy: true, Tenants: []string{"tenant-a"}}
+		fake := openapitest.NewCredo(t, opts)
+		b := newBackend(t, fake, opts, func(b *Backend) { b.storage = ownerWritesFail{b.storage.(*certmagic.FileStorage)} })
+		if _, err := b.SendOutOfBandRequest(ctx, org, indyRequest()); err == nil {
+			t.Fatal("create succeeded, want it to fail")
+		}
+		for sweep := 1; sweep <= 2; sweep++ {
+			before := len(fake.Calls())
+			left, err := b.orphans.Sweep(ctx, b.resolveOrphan)
+			if err != nil || len(left) != 1 || left[0].InvitationID == "" || left[0].State != "request-sent" {
+				t.Fatalf("sweep %d: orphans %+v, %v; want the one, with its invitation", sweep, left, err)
+			}
+			for _, c := range fake.Calls()[before:] {
+				if c.Method == "DELETE" {
+					t.Errorf("sweep %d called %s %s", sweep, c.Method, c.Path)
+				}
+			}
+		}
+	})
 
 	t.Run("refused: no orphan", func(t *testing.T) {
 		fake := openapitest.NewCredo(t, opts)
