@@ -37,9 +37,10 @@ import (
 // before it is accepted: a presentation-exchange request, or one whose
 // type proofgate does not know (made elsewhere, or remembered by an
 // earlier version). The legacy layout (credo-controller before 2.0.0's
-// /didcomm routes) is not checked: its format-data routes are not known.
+// /didcomm routes) is checked too, through its own format-data routes
+// (formDataPath).
 func (b *Backend) checksPresentation(id string) bool {
-	return !b.legacy && b.owners.RequestTypeOf(id) != backend.RequestIndy
+	return b.owners.RequestTypeOf(id) != backend.RequestIndy
 }
 
 // checkPresentation reads record id's request and presentation from the
@@ -47,7 +48,7 @@ func (b *Backend) checksPresentation(id string) bool {
 // presentation lacks, nil when it answers the request (or the request is
 // not a presentation-exchange one), or the agent's error.
 func (b *Backend) checkPresentation(ctx context.Context, org backend.Org, id string) error {
-	call := agent.Request{Method: http.MethodGet, Path: b.getPath(id, org.Tenant) + "/form-data", Idempotent: true}
+	call := agent.Request{Method: http.MethodGet, Path: b.formDataPath(id, org.Tenant), Idempotent: true}
 	resp, err := b.do(ctx, org, call)
 	if err != nil {
 		return err

@@ -52,7 +52,7 @@ func TestAcceptChecksPresentationExchange(t *testing.T) {
 			return ldpPresentation(c, map[string]any{"id": "did:example:holder", "dateOfBirth": "1990-01-01"})
 		}},
 	}
-	for _, layout := range []openapitest.CredoOptions{{}, {Tenants: []string{"tenant-a"}}} {
+	for _, layout := range []openapitest.CredoOptions{{}, {Tenants: []string{"tenant-a"}}, {Legacy: true}, {Legacy: true, Tenants: []string{"tenant-a"}}} {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				fake := openapitest.NewCredo(t, layout)
@@ -106,8 +106,8 @@ func TestAcceptChecksPresentationExchange(t *testing.T) {
 
 // An indy request's type is remembered with its owner, so its accept
 // costs the one agent call it always did; a record whose type proofgate
-// does not know (made elsewhere) is asked for; the legacy layout is not
-// checked (its format-data routes are not known).
+// does not know (made elsewhere) is asked for, in the legacy layout too
+// (its own format-data routes).
 func TestFormDataIsAskedOnlyWhereNeeded(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -118,7 +118,8 @@ func TestFormDataIsAskedOnlyWhereNeeded(t *testing.T) {
 	}{
 		{"indy through proofgate", openapitest.CredoOptions{}, false, indyRequest(), []string{"AcceptPresentation"}},
 		{"record made elsewhere", openapitest.CredoOptions{}, true, backend.OOBRequest{}, []string{"ProofFormData", "AcceptPresentation"}},
-		{"legacy layout", openapitest.CredoOptions{Legacy: true}, false, peRequest(), []string{"AcceptPresentation"}},
+		{"legacy layout, indy", openapitest.CredoOptions{Legacy: true}, false, indyRequest(), []string{"AcceptPresentation"}},
+		{"legacy layout, presentation exchange", openapitest.CredoOptions{Legacy: true}, false, peRequest(), []string{"ProofFormData", "AcceptPresentation"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := openapitest.NewCredo(t, tc.opts)
@@ -135,7 +136,11 @@ func TestFormDataIsAskedOnlyWhereNeeded(t *testing.T) {
 				}
 				id = res.ProofRecord.ID
 			}
-			fake.SetState("", id, backend.StatePresentationReceived)
+			if tc.req.RequestType == backend.RequestPresentationExchange {
+				fake.Present("", id, ldpPresentation(fake.Challenge(id), map[string]any{"id": "did:example:holder", "dateOfBirth": "1990-01-01"}))
+			} else {
+				fake.SetState("", id, backend.StatePresentationReceived)
+			}
 			before := len(fake.Operations())
 			if _, err := b.AcceptPresentation(ctx, org, id); err != nil {
 				t.Fatal(err)

@@ -57,6 +57,21 @@ func (b *Backend) getPath(id, tenant string) string {
 	}
 }
 
+// formDataPath is the route of a record's format data (Credo's
+// getFormatData: the request and presentation attachments). The legacy
+// layout's tenant route names the tenant before the record
+// (MultiTenancyController's /form-data/:tenantId/:proofRecordId).
+func (b *Backend) formDataPath(id, tenant string) string {
+	switch {
+	case !b.legacy:
+		return "/didcomm/proofs/" + url.PathEscape(id) + "/form-data"
+	case tenant == "":
+		return "/proofs/" + url.PathEscape(id) + "/form-data"
+	default:
+		return "/multi-tenancy/form-data/" + url.PathEscape(tenant) + "/" + url.PathEscape(id)
+	}
+}
+
 // oobPath is the route of out-of-band records (GET ?invitationId=, and
 // DELETE /{outOfBandId} under it); false in the legacy layout for a
 // tenant: its /multi-tenancy routes could list a tenant's out-of-band

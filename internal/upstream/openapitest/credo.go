@@ -120,6 +120,9 @@ func credoLegacyRewrite(method, p string) string {
 		// The dedicated agent's /oob routes were credo-controller's
 		// OutOfBandController of then: the same calls.
 		return "/didcomm/" + strings.Join(seg, "/")
+	case len(seg) == 4 && seg[0] == "multi-tenancy" && seg[1] == "form-data" && method == http.MethodGet:
+		// MultiTenancyController's /form-data/:tenantId/:proofRecordId.
+		return "/didcomm/proofs/" + seg[3] + "/form-data"
 	case len(seg) >= 3 && seg[0] == "multi-tenancy" && seg[1] == "proofs":
 		rest := seg[2:]
 		switch {
@@ -251,6 +254,9 @@ func (c *Credo) tenantOf(w http.ResponseWriter, r *http.Request, op string) (str
 			return "", true
 		}
 		tn := seg[len(seg)-1]
+		if seg[1] == "form-data" && len(seg) == 4 {
+			tn = seg[2] // the one legacy route with the tenant before the record
+		}
 		if _, ok := c.records[tn]; !ok {
 			writeJSON(w, http.StatusNotFound, map[string]string{"reason": "tenant not found"})
 			return "", false
