@@ -103,7 +103,7 @@ func (b *Backend) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("registering metrics: %v", err)
 	}
 	b.orphans = agent.NewOrphans(b.storage, agent.AgentID("acapy", b.Base()), ctx.Logger())
-	b.startOrphanSweeps()
+	b.orphans.Start(b.orphanSweep, b.resolveOrphan)
 	return nil
 }
 

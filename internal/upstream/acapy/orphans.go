@@ -32,12 +32,3 @@ func (b *Backend) resolveOrphan(ctx context.Context, o agent.Orphan) (agent.Orph
 	}
 	return o, true, nil
 }
-
-// startOrphanSweeps starts the periodic look at this agent's orphans.
-func (b *Backend) startOrphanSweeps() {
-	interval := agent.DefaultOrphanSweep
-	if b.orphanSweep > 0 {
-		interval = b.orphanSweep
-	}
-	b.orphans.Start(interval, b.resolveOrphan)
-}

@@ -243,9 +243,12 @@ func (o *Orphans) Sweep(ctx context.Context, resolve Resolve) ([]Orphan, error) 
 	return left, nil
 }
 
-// Start sweeps every interval in the background (the first sweep after
-// one minute) until Stop.
+// Start sweeps every interval (DefaultOrphanSweep when 0 or less) in the
+// background (the first sweep after one minute) until Stop.
 func (o *Orphans) Start(interval time.Duration, resolve Resolve) {
+	if interval <= 0 {
+		interval = DefaultOrphanSweep
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.stop != nil {

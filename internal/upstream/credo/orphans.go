@@ -77,7 +77,7 @@ func (b *Backend) resolveOrphan(ctx context.Context, o agent.Orphan) (agent.Orph
 			return o, false, nil
 		}
 		if !b.withdrawInvitation(org, o.InvitationID) {
-			return o, false, nil // kept with what was learnt; the failure is logged
+			return o, false, nil // kept, with what was learnt (a failed delete is logged; a legacy tenant's has no route)
 		}
 		b.client.Logger().Info("withdrew the invitation of an orphaned proof request; it can no longer be answered",
 			zap.String("thread_id", o.ThreadID), zap.String("invitation_id", o.InvitationID),
@@ -85,13 +85,4 @@ func (b *Backend) resolveOrphan(ctx context.Context, o agent.Orphan) (agent.Orph
 		return o, true, nil
 	}
 	return o, true, nil
-}
-
-// startOrphanSweeps starts the periodic look at this agent's orphans.
-func (b *Backend) startOrphanSweeps() {
-	interval := agent.DefaultOrphanSweep
-	if b.orphanSweep > 0 {
-		interval = b.orphanSweep
-	}
-	b.orphans.Start(interval, b.resolveOrphan)
 }
